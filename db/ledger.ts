@@ -1,0 +1,43 @@
+import type { Knex } from 'knex';
+
+export type LedgerKind = 'credit' | 'debit' | 'refund' | 'adjustment';
+
+export interface LedgerChange {
+  accountId: string;
+  kind: LedgerKind;
+  /** Signed decimal string: positive credits, negative debits. */
+  amount: string;
+  description?: string | null;
+  messageId?: string | null;
+}
+
+/**
+ * Moves a balance and writes its ledger row; must run inside a transaction. The guarded update
+ * makes an overdraft impossible under any concurrency: it answers null, and changes nothing,
+ * when the new balance would be negative.
+ */
+export async function applyBalanceChange(trx: Knex, change: LedgerChange): Promise<string | null> {
+  const updated = await trx.raw(
+    `UPDATE accounts SET balance = balance + :amount::numeric
+     WHERE id = :accountId AND balance + :amount::numeric >= 0
+     RETURNING balance`,
+    { amount: change.amount, accountId: change.accountId },
+  );
+  const balance: string | undefined = updated.rows[0]?.balance;
+  if (balance === undefined) return null;
+  await trx('ledger_entries').insert({
+    account_id: change.accountId,
+    kind: change.kind,
+    amount: change.amount,
+    balance_after: balance,
+    description: change.description ?? null,
+    message_id: change.messageId ?? null,
+  });
+  return balance;
+}
+
+/** The sum of an account's ledger: equals its balance (tests and audits check it). */
+export async function ledgerSum(db: Knex, accountId: string): Promise<string> {
+  const [{ sum }] = await db('ledger_entries').where({ account_id: accountId }).sum<{ sum: string | null }[]>({ sum: 'amount' });
+  return sum ?? '0';
+}

@@ -1,0 +1,27 @@
+import { findAccount } from '../db/accounts.ts';
+import { notFound } from '../domain/errors.ts';
+import { usageFor } from '../domain/usage.ts';
+import { toAccount, toBalance, toUsage } from './representations.ts';
+import type { CustomerHandler } from './types.ts';
+
+/** The caller's account as it is now (the authenticated row may be a request old). */
+async function currentAccount(db: Parameters<typeof findAccount>[0], id: string) {
+  const account = await findAccount(db, id);
+  if (!account) throw notFound('account', id);
+  return account;
+}
+
+export const getAccount: CustomerHandler<'getAccount'> = async (_request, { services, caller }) => ({
+  status: 200,
+  data: toAccount(await currentAccount(services.db, caller.account.id)),
+});
+
+export const getBalance: CustomerHandler<'getBalance'> = async (_request, { services, caller }) => ({
+  status: 200,
+  data: toBalance(await currentAccount(services.db, caller.account.id)),
+});
+
+export const getUsage: CustomerHandler<'getUsage'> = async ({ query }, { services, caller }) => {
+  const usage = await usageFor(services.db, caller.account, query.period ?? 'month');
+  return { status: 200, data: toUsage(usage, caller.account.currency) };
+};

@@ -1,0 +1,47 @@
+import { getAccount, getBalance, getUsage } from './account.ts';
+import { adminCreateAccount, adminCreateApiKey, adminCreditAccount, adminGetAccount } from './admin/accounts.ts';
+import { adminApproveSender, adminRejectSender, adminSuspendSender } from './admin/senders.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
+import { getMessage, listMessages } from './messages.ts';
+import { notYetImplemented } from './pending.ts';
+import { createSender, getSender, listSenders } from './senders.ts';
+import type { HandlerMap } from './types.ts';
+
+/** Every operation of openapi.yaml, by operationId. tsc fails when one is missing or answers an undeclared status. */
+export const handlers = {
+  sendMessage: notYetImplemented,
+  sendBulkMessages: notYetImplemented,
+  listMessages,
+  getMessage,
+  getAccount,
+  getBalance,
+  getUsage,
+  listSenders,
+  createSender,
+  getSender,
+  listApiKeys,
+  createApiKey,
+  revokeApiKey,
+  listWebhookEndpoints: notYetImplemented,
+  createWebhookEndpoint: notYetImplemented,
+  getWebhookEndpoint: notYetImplemented,
+  deleteWebhookEndpoint: notYetImplemented,
+  listEvents: notYetImplemented,
+  adminCreateAccount,
+  adminGetAccount,
+  adminCreditAccount,
+  adminCreateApiKey,
+  adminCreateRoute: notYetImplemented,
+  adminListRoutes: notYetImplemented,
+  adminGetRoute: notYetImplemented,
+  adminUpdateRoute: notYetImplemented,
+  adminAssignRoute: notYetImplemented,
+  adminUnassignRoute: notYetImplemented,
+  adminApproveSender,
+  adminRejectSender,
+  adminSuspendSender,
+  adminCreateBlocklistEntry: notYetImplemented,
+  adminDeleteBlocklistEntry: notYetImplemented,
+  adminEnableWebhookEndpoint: notYetImplemented,
+  adminListWebhookAttempts: notYetImplemented,
+} satisfies HandlerMap;

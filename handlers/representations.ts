@@ -1,0 +1,109 @@
+import type { AccountRow } from '../db/accounts.ts';
+import type { ApiKeyRow } from '../db/api-keys.ts';
+import type { MessageRow } from '../db/messages.ts';
+import type { SenderRow } from '../db/senders.ts';
+import { isKeyActive } from '../domain/api-keys.ts';
+import { toAmount } from '../domain/money.ts';
+import type { Scope } from '../domain/scopes.ts';
+import type { Usage } from '../domain/usage.ts';
+import type { Schemas } from './types.ts';
+
+/** How stored rows are shown to API callers: one function per resource, nothing else. */
+
+const iso = (date: Date): string => date.toISOString();
+const isoOrNull = (date: Date | null): string | null => (date === null ? null : date.toISOString());
+
+export const toAccount = (row: AccountRow): Schemas['Account'] => ({
+  id: row.id,
+  object: 'account',
+  email: row.email,
+  name: row.name,
+  company_name: row.company_name,
+  country: row.country,
+  status: row.status,
+  kyc_verified: row.kyc_verified,
+  balance: toAmount(row.balance),
+  currency: row.currency,
+  created_at: iso(row.created_at),
+});
+
+export const toBalance = (row: Pick<AccountRow, 'balance' | 'currency'>, asOf = new Date()): Schemas['Balance'] => ({
+  object: 'balance',
+  balance: toAmount(row.balance),
+  currency: row.currency,
+  as_of: iso(asOf),
+});
+
+export const toUsage = (usage: Usage, currency: string): Schemas['Usage'] => ({
+  object: 'usage',
+  period: usage.period,
+  starts_at: iso(usage.startsAt),
+  ends_at: iso(usage.endsAt),
+  currency,
+  totals: { messages: usage.messages, cost: toAmount(usage.cost) },
+  by_status: usage.byStatus,
+});
+
+export const toSender = (row: SenderRow): Schemas['Sender'] => ({
+  id: row.id,
+  object: 'sender',
+  sender_id: row.sender_id,
+  type: row.type,
+  country_code: row.country_code,
+  status: row.status,
+  approved_at: isoOrNull(row.approved_at),
+  created_at: iso(row.created_at),
+});
+
+export const toApiKey = (row: ApiKeyRow, lastUsedAt: Date | null = row.last_used_at): Schemas['ApiKey'] => ({
+  id: row.id,
+  object: 'api_key',
+  name: row.name,
+  key_hint: row.key_hint,
+  is_active: isKeyActive(row),
+  permissions: row.permissions as Scope[],
+  rate_limit: row.rate_limit,
+  daily_limit: row.daily_limit,
+  monthly_limit: row.monthly_limit,
+  allowed_ips: row.allowed_ips,
+  last_used_at: isoOrNull(lastUsedAt),
+  expires_at: isoOrNull(row.expires_at),
+  created_at: iso(row.created_at),
+});
+
+export const PLAIN_KEY_NOTICE = 'Store this key somewhere safe now: it is shown only once and cannot be retrieved later.';
+
+export const toApiKeyWithSecret = (row: ApiKeyRow, plainKey: string): Schemas['ApiKeyWithSecret'] => ({
+  ...toApiKey(row),
+  plain_key: plainKey,
+  plain_key_notice: PLAIN_KEY_NOTICE,
+});
+
+export const toMessage = (row: MessageRow): Schemas['Message'] => ({
+  id: row.id,
+  object: 'message',
+  to: row.to,
+  from: row.from,
+  body: row.body,
+  status: row.status,
+  cost: toAmount(row.cost),
+  currency: row.currency,
+  route_id: row.route_id,
+  provider_message_id: row.provider_message_id,
+  attempts: row.attempts,
+  error: row.error,
+  reference: row.reference,
+  segments: row.segments,
+  encoding: row.encoding,
+  created_at: iso(row.created_at),
+  sent_at: isoOrNull(row.sent_at),
+  delivered_at: isoOrNull(row.delivered_at),
+  failed_at: isoOrNull(row.failed_at),
+});
+
+export const toPagination = (page: number, limit: number, total: number): Schemas['Pagination'] => {
+  const pages = Math.ceil(total / limit);
+  return { page, limit, total, pages, has_more: page < pages };
+};
+
+export const deleted = (id: string, object: string): Schemas['DeletedResult'] => ({ id, object, deleted: true });

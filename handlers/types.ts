@@ -1,0 +1,64 @@
+import type { Knex } from 'knex';
+import type { AccountRow } from '../db/accounts.ts';
+import type { ApiKeyRow } from '../db/api-keys.ts';
+import type { components, operations } from './generated/openapi.ts';
+
+export type OperationId = keyof operations;
+export type Schemas = components['schemas'];
+
+type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+type Responses<O extends OperationId> = operations[O]['responses'];
+type SuccessStatus<O extends OperationId> = Extract<keyof Responses<O>, 200 | 201>;
+type EnvelopeData<T> = T extends { data: infer Data } ? Data : never;
+type EnvelopePagination<T> = T extends { pagination: infer P } ? P : never;
+
+/** What a handler answers: a success status the document declares for it, and that status's `data`. */
+export type Result<O extends OperationId> = {
+  [S in SuccessStatus<O>]: [EnvelopePagination<JsonContent<Responses<O>[S]>>] extends [never]
+    ? { status: S; data: EnvelopeData<JsonContent<Responses<O>[S]>> }
+    : { status: S; data: EnvelopeData<JsonContent<Responses<O>[S]>>; pagination: EnvelopePagination<JsonContent<Responses<O>[S]>> };
+}[SuccessStatus<O>];
+
+type Parameters<O extends OperationId, In extends string> = operations[O]['parameters'] extends Record<In, infer P>
+  ? [P] extends [undefined] ? Record<string, never> : NonNullable<P>
+  : Record<string, never>;
+
+/** The validated request, typed from the document (query and path values already coerced). */
+export interface RequestOf<O extends OperationId> {
+  params: Parameters<O, 'path'>;
+  query: Parameters<O, 'query'>;
+  headers: Record<string, string | string[] | undefined>;
+  body: operations[O] extends { requestBody: infer B } ? JsonContent<NonNullable<B>> : undefined;
+}
+
+export interface CustomerCaller {
+  kind: 'customer';
+  account: AccountRow;
+  apiKey: ApiKeyRow;
+}
+
+export interface AdminCaller {
+  kind: 'admin';
+}
+
+/** What the wiring hands every handler: the database and the settings handlers read. */
+export interface Services {
+  db: Knex;
+  settings: { webhookAllowPrivateUrls: boolean; publicUrl: string };
+  /** The last use of a key as this process knows it (unwritten uses included). */
+  keyLastUsed: (keyId: string, stored: Date | null) => Date | null;
+}
+
+export interface Context<Caller> {
+  services: Services;
+  caller: Caller;
+  requestId: string;
+}
+
+export type CustomerHandler<O extends OperationId> = (request: RequestOf<O>, context: Context<CustomerCaller>) => Promise<Result<O>>;
+export type AdminHandler<O extends OperationId> = (request: RequestOf<O>, context: Context<AdminCaller>) => Promise<Result<O>>;
+
+/** Admin operations are named `admin...`; every other operation is the customer's. */
+export type OperationHandler<O extends OperationId> = O extends `admin${string}` ? AdminHandler<O> : CustomerHandler<O>;
+
+export type HandlerMap = { [O in OperationId]: OperationHandler<O> };

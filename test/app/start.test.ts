@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** Runs `npm start`'s command as a newcomer would, and waits for it to say it is listening. */
+async function start(dataDir: string, until: RegExp): Promise<Started> {
+  const env: Record<string, string | undefined> = { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  delete env.DATABASE_URL;
+  delete env.ADMIN_TOKEN;
+  const child = spawn(process.execPath, ['app/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not started in time:\n${output}`)), 60_000);
+    const check = () => {
+      if (until.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', check);
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+  return { child, output: () => output };
+}
+
+async function stop({ child }: Started): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+describe('npm start with no DATABASE_URL', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'dispatch-start-'));
+  });
+
+  after(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts an embedded PostgreSQL, seeds the demo tenant, prints a key that works, and stops cleanly on SIGTERM', async () => {
+    const first = await start(dataDir, /curl .*\n/);
+    const key = /API key: +(ds_live_\S+)/.exec(first.output())?.[1] as string;
+    const baseUrl = /Base URL: +(\S+)/.exec(first.output())?.[1] as string;
+    expect(key).to.match(/^ds_live_/);
+
+    const account: any = await (await fetch(`${baseUrl}/account`, { headers: { authorization: `Bearer ${key}` } })).json();
+    expect(account.data).to.include({ name: 'Demo', balance: 10, currency: 'USD' });
+    const senders: any = await (await fetch(`${baseUrl}/senders?status=approved`, { headers: { authorization: `Bearer ${key}` } })).json();
+    expect(senders.data.map((s: { sender_id: string }) => s.sender_id)).to.deep.equal(['Dispatch']);
+
+    const credentials = join(dataDir, 'credentials.json');
+    expect((await stat(credentials)).mode & 0o777).to.equal(0o600);
+    const saved = JSON.parse(await readFile(credentials, 'utf8'));
+    expect(saved.api_key).to.equal(key);
+    const admin = await fetch(`${baseUrl}/admin/accounts/${account.data.id}`, { headers: { authorization: `Bearer ${saved.admin_token}` } });
+    expect(admin.status).to.equal(200);
+
+    expect(await stop(first)).to.equal(0);
+  });
+
+  it('keeps its data and seeds nothing on the next start', async () => {
+    const saved = JSON.parse(await readFile(join(dataDir, 'credentials.json'), 'utf8'));
+    const second = await start(dataDir, /listening on/);
+    expect(second.output()).to.not.match(/API key:/);
+    const baseUrl = /listening on (\S+)/.exec(second.output())?.[1] as string;
+    const response = await fetch(`${baseUrl}/account`, { headers: { authorization: `Bearer ${saved.api_key}` } });
+    expect(response.status).to.equal(200);
+    expect(await stop(second)).to.equal(0);
+  });
+
+  it('stops with a one-line message naming a bad variable', async () => {
+    const child = spawn(process.execPath, ['app/main.ts'], { env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).to.equal(1);
+    expect(stderr.trim()).to.equal("dispatch: invalid configuration: PORT must be an integer from 0 to 65535, got 'eighty'");
+  });
+});

@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import type { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { DEFINITION_PATH } from '../../app/api.ts';
+import { ADMIN_TOKEN, harness } from './harness.ts';
+
+/** The contract every answer is checked against, loaded once. */
+let contract: Promise<OpenAPIBackend> | undefined;
+export function loadContract(): Promise<OpenAPIBackend> {
+  contract ??= (async () => {
+    const api = new OpenAPIBackend({
+      definition: DEFINITION_PATH,
+      strict: true,
+      quick: false,
+      ajvOpts: { allErrors: true },
+      customizeAjv: (ajv: Ajv) => {
+        addFormats.default(ajv);
+        return ajv;
+      },
+    });
+    await api.init();
+    return api;
+  })();
+  return contract;
+}
+
+/** Every (operationId, status) a test has seen, for the coverage check. */
+export const observed = new Set<string>();
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  operationId: string | undefined;
+}
+
+export interface RequestOptions {
+  /** An API key, or 'admin' for the admin token; omitted sends no Authorization header. */
+  auth?: string;
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  baseUrl?: string;
+}
+
+/**
+ * The one way tests call Dispatch: the status must be one the document declares for the
+ * operation, and the body must validate against that response's schema.
+ */
+export async function call<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const api = await loadContract();
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth) headers.authorization = `Bearer ${options.auth === 'admin' ? ADMIN_TOKEN : options.auth}`;
+  let payload: string | undefined = options.rawBody;
+  if (payload === undefined && options.body !== undefined) payload = JSON.stringify(options.body);
+  if (payload !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  const response = await fetch(`${options.baseUrl ?? harness.baseUrl}${path}`, { method, headers, body: payload });
+  const text = await response.text();
+  expect(response.headers.get('content-type') ?? '', `${method} ${path}: content type`).to.match(/^application\/json/);
+  const body = JSON.parse(text);
+  expect(response.headers.get('x-request-id'), `${method} ${path}: X-Request-Id`).to.equal(body.meta?.request_id);
+
+  const pathOnly = path.split('?')[0];
+  const operation = api.router.matchOperation({ method, path: pathOnly, headers: {} }) as Operation | undefined;
+  if (!operation) {
+    expect([404, 405], `${method} ${path} matches no operation`).to.include(response.status);
+    assertValid(api.validator.validateResponse(body, errorOperation(api), 400), `${method} ${path}`, body);
+    return { status: response.status, body, headers: response.headers, operationId: undefined };
+  }
+  const declared = Object.keys(operation.responses ?? {});
+  expect(declared, `${operation.operationId} answered ${response.status}, which openapi.yaml does not declare: ${text}`).to.include(String(response.status));
+  assertValid(api.validator.validateResponse(body, operation, response.status), `${operation.operationId} ${response.status}`, body);
+  observed.add(`${operation.operationId} ${response.status}`);
+  return { status: response.status, body, headers: response.headers, operationId: operation.operationId };
+}
+
+/** Any operation with a 400 answer lends its error schema to answers that match no operation. */
+function errorOperation(api: OpenAPIBackend): Operation {
+  return api.getOperations().find((op) => op.responses?.['400']) as Operation;
+}
+
+function assertValid(result: { valid: boolean; errors?: unknown }, what: string, body: unknown): void {
+  if (!result.valid) {
+    throw new Error(`${what}: the answer does not match openapi.yaml: ${JSON.stringify(result.errors)}\n${JSON.stringify(body, null, 2)}`);
+  }
+}
+
+/** Asserts the error envelope's status, type, code and (when given) param. */
+export function expectError(response: ApiResponse, status: number, code: string, param?: string): void {
+  expect(response.status, JSON.stringify(response.body)).to.equal(status);
+  expect(response.body.success).to.equal(false);
+  expect(response.body.error.code).to.equal(code);
+  if (param !== undefined) expect(response.body.error.param).to.equal(param);
+}

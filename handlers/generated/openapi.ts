@@ -41,8 +41,10 @@ export interface paths {
          *
          *     `body` holds 1 to 1,600 characters counted in Unicode code points. Its encoding and
          *     segment count follow the rules in the introduction; the cost is `segments` x the
-         *     `price_per_segment` of the first eligible route, debited at acceptance and unchanged by
-         *     failover. A message that ends `failed` is refunded and its `cost` reads `0`.
+         *     `price_per_segment` of the first eligible route, debited at acceptance. When failover
+         *     lands on a route with another price, `cost` becomes the carrying route's price x
+         *     `segments` and the ledger settles the difference. A message that ends `failed` is
+         *     refunded and its `cost` reads `0`.
          *
          *     `reference` is stored on the message and echoed in its events and webhook deliveries.
          *

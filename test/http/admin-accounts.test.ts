@@ -3,7 +3,7 @@ import { ledgerSum } from '../../db/ledger.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { call, expectError } from '../support/client.ts';
 import { createTenant } from '../support/fixtures.ts';
-import { harness } from '../support/harness.ts';
+import { harness, startInstance } from '../support/harness.ts';
 
 const email = () => `owner-${Math.random().toString(36).slice(2)}@example.com`;
 
@@ -43,6 +43,17 @@ describe('POST /admin/accounts', () => {
       expectError(await call('POST', '/admin/accounts', { auth: 'admin', body }), 400, code, param);
     });
   }
+
+  it('is off, answering 401, when no ADMIN_TOKEN is configured', async () => {
+    const instance = await startInstance(harness.database.url, { ADMIN_TOKEN: '' });
+    try {
+      const response = await call('POST', '/admin/accounts', { auth: 'admin', baseUrl: instance.baseUrl, body: { email: email(), name: 'x' } });
+      expectError(response, 401, 'unauthorized');
+      expect(response.body.error.message).to.match(/admin API is disabled/);
+    } finally {
+      await instance.stop();
+    }
+  });
 
   it('answers 401 without the admin token, and to a customer key', async () => {
     const tenant = await createTenant();

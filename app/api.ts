@@ -18,6 +18,8 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 export interface ApiDependencies {
   services: Services;
+  /** Routes outside the versioned API, mounted before it (provider callbacks). */
+  callbacks: express.Router;
   auth: AuthDependencies;
   logger: Logger;
   readiness: () => Promise<boolean>;
@@ -27,6 +29,7 @@ interface HandlerResult {
   status: number;
   data: unknown;
   pagination?: unknown;
+  headers?: Record<string, string>;
 }
 
 type Caller = CustomerCaller | AdminCaller;
@@ -69,6 +72,7 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
     },
     postResponseHandler: (c: BackendContext, _req: Request, res: Response) => {
       const result = c.response as HandlerResult;
+      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       res.status(result.status).json(successBody(res.locals.requestId, result.data, result.pagination));
     },
   });
@@ -127,6 +131,8 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
     const ready = await deps.readiness().catch(() => false);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
   });
+
+  app.use(deps.callbacks);
 
   app.use('/api/v1', (req: Request, _res: Response, next: NextFunction) => {
     if (hasBody(req) && !req.is('application/json')) {

@@ -1,10 +1,9 @@
 import type { Knex } from 'knex';
 import { openAccount } from '../domain/accounts.ts';
 import { createApiKey } from '../domain/api-keys.ts';
-import { randomBase62 } from '../domain/ids.ts';
+import { assign, createRoute } from '../domain/routes.ts';
 import { registerSender, reviewSender } from '../domain/senders.ts';
 import { SCOPES } from '../domain/scopes.ts';
-import { assignRoute, insertRoute } from '../db/routes.ts';
 
 /** Whether the database holds no account yet: the demo tenant is seeded only then. */
 export async function isEmpty(db: Knex): Promise<boolean> {
@@ -19,16 +18,8 @@ export async function isEmpty(db: Knex): Promise<boolean> {
 export async function seedDemoTenant(db: Knex): Promise<{ accountId: string; apiKey: string }> {
   return db.transaction(async (trx) => {
     const account = await openAccount(trx, { email: 'demo@dispatch.local', name: 'Demo', currency: 'USD', balance: 10 });
-    const route = await insertRoute(trx, {
-      name: 'Simulator',
-      provider: 'simulator',
-      config: { outcome: 'delivered', dlr_delay_ms: 1000 },
-      price_per_segment: '0.0075',
-      prefixes: [],
-      is_active: true,
-      dlr_token: randomBase62(32),
-    });
-    await assignRoute(trx, account.id, route.id, 0);
+    const route = await createRoute(trx, { name: 'Simulator', provider: 'simulator', config: { outcome: 'delivered', dlr_delay_ms: 1000 }, price_per_segment: 0.0075 });
+    await assign(trx, account.id, route.id, 0);
     const sender = await registerSender(trx, account.id, { sender_id: 'Dispatch', type: 'alphanumeric' });
     await reviewSender(trx, sender.id, 'approve');
     const { plainKey } = await createApiKey(trx, account.id, { name: 'Demo key' }, [...SCOPES], null);

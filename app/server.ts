@@ -3,7 +3,11 @@ import type { Knex } from 'knex';
 import type { PgBoss } from 'pg-boss';
 import { connect } from '../db/connection.ts';
 import { migrateLatest, migrationsCurrent } from '../db/migrate.ts';
-import { startQueues } from '../db/queues.ts';
+import { jobQueueOf, startQueues } from '../db/queues.ts';
+import { recordDeliveryReport } from '../domain/message-outcomes.ts';
+import { startSendWorker } from '../jobs/send-message.ts';
+import { ProviderPool } from '../jobs/provider-pool.ts';
+import { deliveryReportCallback } from './delivery-report-callback.ts';
 import type { AuthDependencies } from './auth.ts';
 import { createApp } from './api.ts';
 import type { Config } from './config.ts';
@@ -29,6 +33,10 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   const db = connect(databaseUrl);
   await migrateLatest(db);
   const boss = await startQueues(databaseUrl, (error) => logger.error({ err: error }, 'job queue error'));
+  const providers = new ProviderPool(config.publicUrl, async (routeId, report) => {
+    await recordDeliveryReport(db, routeId, report).catch((error) => logger.error({ err: error, route_id: routeId }, 'could not record a delivery report'));
+  });
+  await startSendWorker(boss, { db, providers });
   const keyUsage = new KeyUsageRecorder(db, KEY_USAGE_FLUSH_MS, (error) => logger.error({ err: error }, 'could not record key use'));
   keyUsage.start();
   const auth: AuthDependencies = {
@@ -39,8 +47,10 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     adminToken: config.adminToken,
   };
   const app = await createApp({
+    callbacks: deliveryReportCallback(db),
     services: {
       db,
+      jobs: jobQueueOf(boss),
       settings: { webhookAllowPrivateUrls: config.webhookAllowPrivateUrls, publicUrl: config.publicUrl },
       keyLastUsed: (keyId, stored) => keyUsage.lastUsed(keyId, stored),
     },
@@ -67,6 +77,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       await closed;
       clearTimeout(grace);
       await boss.stop({ graceful: true, timeout: SHUTDOWN_GRACE_MS });
+      await providers.close();
       await keyUsage.stop();
       await db.destroy();
     })();

@@ -60,3 +60,8 @@ export async function recordKeyUse(db: Knex, lastUse: Map<string, Date>): Promis
     [[...lastUse.keys()], [...lastUse.values()].map((date) => date.toISOString())],
   );
 }
+
+/** Locks the key's row until the transaction ends, so that sends through it are counted one at a time. */
+export async function lockKey(trx: Knex, id: string): Promise<void> {
+  await trx('api_keys').where({ id }).forUpdate().first('id');
+}

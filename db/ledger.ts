@@ -41,3 +41,25 @@ export async function ledgerSum(db: Knex, accountId: string): Promise<string> {
   const [{ sum }] = await db('ledger_entries').where({ account_id: accountId }).sum<{ sum: string | null }[]>({ sum: 'amount' });
   return sum ?? '0';
 }
+
+/** Locks the account's row for the rest of the transaction and answers its balance. */
+export async function lockBalance(trx: Knex, accountId: string): Promise<string> {
+  const row = await trx('accounts').where({ id: accountId }).forUpdate().first('balance');
+  return row.balance;
+}
+
+export interface LedgerRow {
+  account_id: string;
+  kind: LedgerKind;
+  amount: string;
+  balance_after: string;
+  description: string | null;
+  message_id: string | null;
+}
+
+/** Sets a locked balance and writes the ledger rows that lead to it, one statement each. */
+export async function writeLedgerRows(trx: Knex, accountId: string, rows: LedgerRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await trx('accounts').where({ id: accountId }).update({ balance: rows[rows.length - 1].balance_after });
+  await trx('ledger_entries').insert(rows);
+}

@@ -17,6 +17,7 @@ export interface MessageRow {
   cost: string;
   currency: string;
   route_id: number | null;
+  requested_route_id: number | null;
   provider_message_id: string | null;
   attempts: number;
   error: { type: 'invalid_request_error' | 'balance_error' | 'provider_error'; code: string; message: string } | null;
@@ -27,7 +28,9 @@ export interface MessageRow {
   failed_at: Date | null;
 }
 
-export async function insertMessages(db: Knex, rows: Omit<MessageRow, 'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id'>[]): Promise<MessageRow[]> {
+export type NewMessage = Omit<MessageRow, 'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id'> & { failed_at?: Date };
+
+export async function insertMessages(db: Knex, rows: NewMessage[]): Promise<MessageRow[]> {
   if (rows.length === 0) return [];
   return db<MessageRow>('messages')
     .insert(rows.map((row) => ({ ...row, error: row.error === null ? null : JSON.stringify(row.error) })) as never)
@@ -68,4 +71,37 @@ export async function listMessages(db: Knex, accountId: string, filter: MessageF
   if (filter.createdAfter) query.andWhere('created_at', '>', filter.createdAfter);
   if (filter.createdBefore) query.andWhere('created_at', '<', filter.createdBefore);
   return fetchPage<MessageRow>(query, page);
+}
+
+export async function findMessageById(db: Knex, id: string, forUpdate = false): Promise<MessageRow | undefined> {
+  const query = db<MessageRow>('messages').where({ id });
+  if (forUpdate) query.forUpdate();
+  return query.first();
+}
+
+export async function findMessageByProviderId(db: Knex, routeId: number, providerMessageId: string): Promise<MessageRow | undefined> {
+  return db<MessageRow>('messages').where({ route_id: routeId, provider_message_id: providerMessageId }).forUpdate().first();
+}
+
+/** The guarded state change: only a message still in `from` moves. */
+export async function moveMessageStatus(db: Knex, id: string, from: MessageStatus, to: MessageStatus, changes: Partial<MessageRow>): Promise<MessageRow | undefined> {
+  const [row] = await db<MessageRow>('messages')
+    .where({ id, status: from })
+    .update({ ...changes, ...(changes.error !== undefined && { error: changes.error && JSON.stringify(changes.error) }), status: to } as never)
+    .returning('*');
+  return row;
+}
+
+export async function updateMessage(db: Knex, id: string, changes: Partial<MessageRow>): Promise<void> {
+  await db('messages').where({ id }).update(changes as never);
+}
+
+/** Messages sent through a key since `since`, not counting those refused at acceptance. */
+export async function countKeyMessagesSince(db: Knex, apiKeyId: string, since: Date): Promise<number> {
+  const [{ count }] = await db('messages')
+    .where({ api_key_id: apiKeyId })
+    .andWhere('created_at', '>=', since)
+    .andWhereNot((where) => where.where({ status: 'failed', attempts: 0 }).whereNull('route_id'))
+    .count<{ count: number }[]>({ count: '*' });
+  return Number(count);
 }

@@ -3,24 +3,39 @@ import { PgBoss, fromKnex, type QueueOptions } from 'pg-boss';
 
 /** Every background queue, with its options, in one table. */
 export const QUEUES = {
-  sendMessage: { name: 'send-message', options: { notify: true, retryLimit: 8, retryDelay: 5, retryBackoff: true, retryDelayMax: 300 } },
-  deliverWebhook: { name: 'deliver-webhook', options: { notify: true, retryLimit: 0 } },
-} satisfies Record<string, { name: string; options: QueueOptions & { notify?: boolean } }>;
+  // Retried with backoff for about 15 minutes (8 retries, 5 s doubling to at most 5 min) when every route failed retryably.
+  sendMessage: { name: 'send-message', options: { retryLimit: 8, retryDelay: 5, retryBackoff: true, retryDelayMax: 300 } },
+  deliverWebhook: { name: 'deliver-webhook', options: { retryLimit: 0 } },
+} satisfies Record<string, { name: string; options: QueueOptions }>;
 
 export type QueueKey = keyof typeof QUEUES;
 
-/** Starts pg-boss on its own pool, with LISTEN/NOTIFY so a job reaches its worker in milliseconds, and creates the queues. */
+/** Writes jobs in the caller's transaction: they exist exactly when the transaction commits. */
+export interface JobQueue {
+  enqueue(trx: Knex.Transaction, queue: QueueKey, data: object, startAfter?: Date): Promise<void>;
+  enqueueMany(trx: Knex.Transaction, queue: QueueKey, data: object[]): Promise<void>;
+}
+
+export const jobQueueOf = (boss: PgBoss): JobQueue => ({
+  async enqueue(trx, queue, data, startAfter) {
+    await boss.send(QUEUES[queue].name, data, { db: fromKnex(trx), ...(startAfter && { startAfter }) });
+  },
+  async enqueueMany(trx, queue, data) {
+    if (data.length > 0) await boss.insert(QUEUES[queue].name, data.map((item) => ({ data: item })), { db: fromKnex(trx) });
+  },
+});
+
+/**
+ * Starts pg-boss on its own pool and creates the queues. LISTEN/NOTIFY (and `notify` on each
+ * queue) wakes a worker within milliseconds of a job's commit instead of at its next poll.
+ */
 export async function startQueues(databaseUrl: string, onError: (error: Error) => void): Promise<PgBoss> {
-  const boss = new PgBoss({ connectionString: databaseUrl, useListenNotify: true, application_name: 'dispatch-jobs' } as ConstructorParameters<typeof PgBoss>[0]);
+  const boss = new PgBoss({ connectionString: databaseUrl, useListenNotify: true });
   boss.on('error', onError);
   await boss.start();
   for (const { name, options } of Object.values(QUEUES)) {
-    if (!(await boss.getQueue(name))) await boss.createQueue(name, options);
+    if (await boss.getQueue(name)) await boss.updateQueue(name, { ...options, notify: true });
+    else await boss.createQueue(name, { ...options, notify: true });
   }
   return boss;
-}
-
-/** Writes a job in the caller's transaction: it exists exactly when the transaction commits. */
-export async function enqueue(boss: PgBoss, trx: Knex.Transaction, queue: QueueKey, data: object, startAfter?: Date): Promise<void> {
-  await boss.send(QUEUES[queue].name, data, { db: fromKnex(trx), ...(startAfter && { startAfter }) });
 }

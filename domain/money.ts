@@ -35,3 +35,12 @@ export const multiply = (amount: string, count: number): string => fromUnits(toU
 
 /** True when an amount has no more than four decimal places. */
 export const hasAtMostFourDecimals = (amount: number): boolean => Math.abs(amount * 10_000 - Math.round(amount * 10_000)) < 1e-6;
+
+export const add = (a: string, b: string): string => fromUnits(toUnits(a) + toUnits(b));
+
+export const negate = (amount: string): string => fromUnits(-toUnits(amount));
+
+export const compare = (a: string, b: string): number => {
+  const difference = toUnits(a) - toUnits(b);
+  return difference === 0n ? 0 : difference > 0n ? 1 : -1;
+};

@@ -1,16 +1,18 @@
 import { getAccount, getBalance, getUsage } from './account.ts';
 import { adminCreateAccount, adminCreateApiKey, adminCreditAccount, adminGetAccount } from './admin/accounts.ts';
+import { adminCreateBlocklistEntry, adminDeleteBlocklistEntry } from './admin/blocklist.ts';
+import { adminAssignRoute, adminCreateRoute, adminGetRoute, adminListRoutes, adminUnassignRoute, adminUpdateRoute } from './admin/routes.ts';
 import { adminApproveSender, adminRejectSender, adminSuspendSender } from './admin/senders.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
-import { getMessage, listMessages } from './messages.ts';
+import { getMessage, listMessages, sendBulkMessages, sendMessage } from './messages.ts';
 import { notYetImplemented } from './pending.ts';
 import { createSender, getSender, listSenders } from './senders.ts';
 import type { HandlerMap } from './types.ts';
 
 /** Every operation of openapi.yaml, by operationId. tsc fails when one is missing or answers an undeclared status. */
 export const handlers = {
-  sendMessage: notYetImplemented,
-  sendBulkMessages: notYetImplemented,
+  sendMessage,
+  sendBulkMessages,
   listMessages,
   getMessage,
   getAccount,
@@ -31,17 +33,17 @@ export const handlers = {
   adminGetAccount,
   adminCreditAccount,
   adminCreateApiKey,
-  adminCreateRoute: notYetImplemented,
-  adminListRoutes: notYetImplemented,
-  adminGetRoute: notYetImplemented,
-  adminUpdateRoute: notYetImplemented,
-  adminAssignRoute: notYetImplemented,
-  adminUnassignRoute: notYetImplemented,
+  adminCreateRoute,
+  adminListRoutes,
+  adminGetRoute,
+  adminUpdateRoute,
+  adminAssignRoute,
+  adminUnassignRoute,
   adminApproveSender,
   adminRejectSender,
   adminSuspendSender,
-  adminCreateBlocklistEntry: notYetImplemented,
-  adminDeleteBlocklistEntry: notYetImplemented,
+  adminCreateBlocklistEntry,
+  adminDeleteBlocklistEntry,
   adminEnableWebhookEndpoint: notYetImplemented,
   adminListWebhookAttempts: notYetImplemented,
 } satisfies HandlerMap;

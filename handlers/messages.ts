@@ -1,7 +1,30 @@
 import { findMessage, listMessages as listMessageRows } from '../db/messages.ts';
 import { notFound } from '../domain/errors.ts';
+import { idempotently, replayHeaders, requestFingerprint } from '../domain/idempotency.ts';
+import { acceptBulk, acceptMessage } from '../domain/sending.ts';
 import { toMessage, toPagination } from './representations.ts';
 import type { CustomerHandler } from './types.ts';
+
+const idempotencyKey = (headers: Record<string, string | string[] | undefined>): string | undefined => {
+  const value = headers['idempotency-key'];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+export const sendMessage: CustomerHandler<'sendMessage'> = async ({ body, headers }, { services, caller }) => {
+  const outcome = await idempotently(services.db, caller.account.id, idempotencyKey(headers), requestFingerprint('sendMessage', body), async (trx) => ({
+    status: 201,
+    data: toMessage(await acceptMessage(trx, services.jobs, caller, body)),
+  }));
+  return { status: 201, data: outcome.data, ...(outcome.replayed && { headers: replayHeaders }) };
+};
+
+export const sendBulkMessages: CustomerHandler<'sendBulkMessages'> = async ({ body, headers }, { services, caller }) => {
+  const outcome = await idempotently(services.db, caller.account.id, idempotencyKey(headers), requestFingerprint('sendBulkMessages', body), async (trx) => {
+    const bulk = await acceptBulk(trx, services.jobs, caller, body);
+    return { status: 201, data: { object: 'bulk_result' as const, total: bulk.messages.length, sent: bulk.accepted, failed: bulk.failed, messages: bulk.messages.map(toMessage) } };
+  });
+  return { status: 201, data: outcome.data, ...(outcome.replayed && { headers: replayHeaders }) };
+};
 
 export const getMessage: CustomerHandler<'getMessage'> = async ({ params }, { services, caller }) => {
   const message = await findMessage(services.db, caller.account.id, params.id);

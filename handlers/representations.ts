@@ -1,8 +1,11 @@
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
+import type { BlocklistRow } from '../db/blocklist.ts';
 import type { MessageRow } from '../db/messages.ts';
+import type { AssignmentRow, RouteRow } from '../db/routes.ts';
 import type { SenderRow } from '../db/senders.ts';
 import { isKeyActive } from '../domain/api-keys.ts';
+import { messageView } from '../domain/message-view.ts';
 import { toAmount } from '../domain/money.ts';
 import type { Scope } from '../domain/scopes.ts';
 import type { Usage } from '../domain/usage.ts';
@@ -79,27 +82,7 @@ export const toApiKeyWithSecret = (row: ApiKeyRow, plainKey: string): Schemas['A
   plain_key_notice: PLAIN_KEY_NOTICE,
 });
 
-export const toMessage = (row: MessageRow): Schemas['Message'] => ({
-  id: row.id,
-  object: 'message',
-  to: row.to,
-  from: row.from,
-  body: row.body,
-  status: row.status,
-  cost: toAmount(row.cost),
-  currency: row.currency,
-  route_id: row.route_id,
-  provider_message_id: row.provider_message_id,
-  attempts: row.attempts,
-  error: row.error,
-  reference: row.reference,
-  segments: row.segments,
-  encoding: row.encoding,
-  created_at: iso(row.created_at),
-  sent_at: isoOrNull(row.sent_at),
-  delivered_at: isoOrNull(row.delivered_at),
-  failed_at: isoOrNull(row.failed_at),
-});
+export const toMessage = (row: MessageRow): Schemas['Message'] => messageView(row);
 
 export const toPagination = (page: number, limit: number, total: number): Schemas['Pagination'] => {
   const pages = Math.ceil(total / limit);
@@ -107,3 +90,31 @@ export const toPagination = (page: number, limit: number, total: number): Schema
 };
 
 export const deleted = (id: string, object: string): Schemas['DeletedResult'] => ({ id, object, deleted: true });
+
+export const toRoute = (row: RouteRow): Schemas['Route'] => ({
+  id: row.id,
+  object: 'route',
+  name: row.name,
+  provider: row.provider,
+  price_per_segment: toAmount(row.price_per_segment),
+  prefixes: row.prefixes,
+  is_active: row.is_active,
+  created_at: iso(row.created_at),
+});
+
+export const toRouteAssignment = (row: AssignmentRow): Schemas['RouteAssignment'] => ({
+  object: 'route_assignment',
+  account_id: row.account_id,
+  route_id: row.route_id,
+  priority: row.priority,
+  created_at: iso(row.created_at),
+});
+
+export const toBlocklistEntry = (row: BlocklistRow): Schemas['BlocklistEntry'] => ({
+  id: row.id,
+  object: 'blocklist_entry',
+  number: row.number,
+  account_id: row.account_id,
+  reason: row.reason,
+  created_at: iso(row.created_at),
+});

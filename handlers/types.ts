@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
+import type { JobQueue } from '../db/queues.ts';
 import type { components, operations } from './generated/openapi.ts';
 
 export type OperationId = keyof operations;
@@ -12,8 +13,8 @@ type SuccessStatus<O extends OperationId> = Extract<keyof Responses<O>, 200 | 20
 type EnvelopeData<T> = T extends { data: infer Data } ? Data : never;
 type EnvelopePagination<T> = T extends { pagination: infer P } ? P : never;
 
-/** What a handler answers: a success status the document declares for it, and that status's `data`. */
-export type Result<O extends OperationId> = {
+/** What a handler answers: a success status the document declares for it, that status's `data`, and any extra headers. */
+export type Result<O extends OperationId> = { headers?: Record<string, string> } & {
   [S in SuccessStatus<O>]: [EnvelopePagination<JsonContent<Responses<O>[S]>>] extends [never]
     ? { status: S; data: EnvelopeData<JsonContent<Responses<O>[S]>> }
     : { status: S; data: EnvelopeData<JsonContent<Responses<O>[S]>>; pagination: EnvelopePagination<JsonContent<Responses<O>[S]>> };
@@ -44,6 +45,7 @@ export interface AdminCaller {
 /** What the wiring hands every handler: the database and the settings handlers read. */
 export interface Services {
   db: Knex;
+  jobs: JobQueue;
   settings: { webhookAllowPrivateUrls: boolean; publicUrl: string };
   /** The last use of a key as this process knows it (unwritten uses included). */
   keyLastUsed: (keyId: string, stored: Date | null) => Date | null;

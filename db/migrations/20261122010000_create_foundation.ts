@@ -63,7 +63,7 @@ export async function up(knex: Knex): Promise<void> {
 
     CREATE TABLE routes (
       id                 serial PRIMARY KEY,
-      name               text NOT NULL,
+      name               text NOT NULL UNIQUE,
       provider           text NOT NULL CHECK (provider IN ('simulator', 'http', 'smpp')),
       config             jsonb NOT NULL,
       price_per_segment  numeric(18, 4) NOT NULL CHECK (price_per_segment >= 0),
@@ -78,7 +78,8 @@ export async function up(knex: Knex): Promise<void> {
       route_id    integer NOT NULL REFERENCES routes (id),
       priority    integer NOT NULL CHECK (priority >= 0),
       created_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
-      PRIMARY KEY (account_id, route_id)
+      PRIMARY KEY (account_id, route_id),
+      UNIQUE (account_id, priority)
     );
 
     CREATE TABLE blocklist_entries (

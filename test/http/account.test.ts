@@ -1,35 +1,7 @@
 import { expect } from 'chai';
-import { insertMessages, type MessageRow } from '../../db/messages.ts';
-import { newId } from '../../domain/ids.ts';
 import { call, expectError } from '../support/client.ts';
-import { createTenant, type Tenant } from '../support/fixtures.ts';
+import { createTenant, storeMessages } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
-
-/** Messages written straight into the table, as the send path (a later issue) will write them. */
-async function storeMessages(tenant: Tenant, specs: { status: MessageRow['status']; cost: string; created_at?: Date }[]) {
-  await insertMessages(
-    harness.db,
-    specs.map((spec) => ({
-      id: newId('msg'),
-      account_id: tenant.accountId,
-      api_key_id: tenant.keyId,
-      to: '+447700900123',
-      from: 'Dispatch',
-      body: 'Hello',
-      status: spec.status,
-      encoding: 'GSM-7' as const,
-      segments: 1,
-      cost: spec.cost,
-      currency: 'USD',
-      route_id: null,
-      error: null,
-      reference: null,
-    })),
-  );
-  for (const spec of specs.filter((s) => s.created_at)) {
-    await harness.db('messages').where({ account_id: tenant.accountId, cost: spec.cost }).update({ created_at: spec.created_at });
-  }
-}
 
 describe('GET /account', () => {
   it('answers the caller\'s account', async () => {

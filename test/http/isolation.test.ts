@@ -1,9 +1,6 @@
 import { expect } from 'chai';
-import { insertMessages } from '../../db/messages.ts';
-import { newId } from '../../domain/ids.ts';
 import { call, expectError } from '../support/client.ts';
-import { createTenant, type Tenant } from '../support/fixtures.ts';
-import { harness } from '../support/harness.ts';
+import { createTenant, storeMessages, type Tenant } from '../support/fixtures.ts';
 
 describe('tenant isolation', () => {
   let owner: Tenant;
@@ -17,10 +14,7 @@ describe('tenant isolation', () => {
     stranger = await createTenant();
     senderId = (await call('POST', '/senders/create', { auth: owner.key, body: { sender_id: 'Private' } })).body.data.id;
     keyId = (await call('POST', '/api-keys/create', { auth: owner.key, body: { name: 'Private' } })).body.data.id;
-    messageId = newId('msg');
-    await insertMessages(harness.db, [
-      { id: messageId, account_id: owner.accountId, api_key_id: owner.keyId, to: '+447700900123', from: 'Private', body: 'Hi', status: 'sent', encoding: 'GSM-7', segments: 1, cost: '0.0075', currency: 'USD', route_id: null, error: null, reference: null },
-    ]);
+    [messageId] = await storeMessages(owner, [{ from: 'Private' }]);
   });
 
   it('answers another account\'s sender with 404, exactly like a missing one', async () => {

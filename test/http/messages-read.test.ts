@@ -1,16 +1,10 @@
 import { expect } from 'chai';
-import { insertMessages, type MessageRow } from '../../db/messages.ts';
-import { newId } from '../../domain/ids.ts';
 import { call, expectError } from '../support/client.ts';
-import { createTenant, type Tenant } from '../support/fixtures.ts';
-import { harness } from '../support/harness.ts';
+import { createTenant, storeMessages, type Tenant } from '../support/fixtures.ts';
 
-async function store(tenant: Tenant, to: string, status: MessageRow['status'], createdAt: string): Promise<string> {
-  const id = newId('msg');
-  await insertMessages(harness.db, [
-    { id, account_id: tenant.accountId, api_key_id: tenant.keyId, to, from: 'Dispatch', body: 'Hi', status, encoding: 'GSM-7', segments: 1, cost: '0.0075', currency: 'USD', route_id: null, error: status === 'failed' ? { type: 'provider_error' as const, code: 'provider_rejected', message: 'Rejected' } : null, reference: 'order-1' },
-  ]);
-  await harness.db('messages').where({ id }).update({ created_at: createdAt });
+async function store(tenant: Tenant, to: string, status: 'delivered' | 'failed', createdAt: string): Promise<string> {
+  const error = status === 'failed' ? { type: 'provider_error' as const, code: 'provider_rejected', message: 'Rejected' } : null;
+  const [id] = await storeMessages(tenant, [{ to, status, error, reference: 'order-1', created_at: createdAt }]);
   return id;
 }
 

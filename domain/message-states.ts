@@ -1,0 +1,26 @@
+import type { Knex } from 'knex';
+import type { EventType } from '../db/events.ts';
+import { moveMessageStatus, type MessageRow, type MessageStatus } from '../db/messages.ts';
+import { recordEvents } from './events.ts';
+
+/**
+ * The message state machine: pending -> sent -> delivered | undelivered, and pending -> failed.
+ * Final states never move. Each move is a guarded update, so a lost race changes nothing.
+ */
+const MOVES: Record<Exclude<MessageStatus, 'pending'>, { from: MessageStatus; event: EventType | null }> = {
+  sent: { from: 'pending', event: 'message.sent' },
+  failed: { from: 'pending', event: 'message.failed' },
+  delivered: { from: 'sent', event: 'message.delivered' },
+  // The spec has no event type for it; the message's final status tells.
+  undelivered: { from: 'sent', event: null },
+};
+
+export type MessageChanges = Partial<Pick<MessageRow, 'route_id' | 'provider_message_id' | 'cost' | 'error' | 'sent_at' | 'delivered_at' | 'failed_at'>>;
+
+/** Moves a message to `to` with its changes and records the move's event; undefined when the message was not in the state the move starts from. */
+export async function moveMessage(trx: Knex.Transaction, id: string, to: Exclude<MessageStatus, 'pending'>, changes: MessageChanges): Promise<MessageRow | undefined> {
+  const { from, event } = MOVES[to];
+  const moved = await moveMessageStatus(trx, id, from, to, changes);
+  if (moved && event) await recordEvents(trx, [{ message: moved, type: event }]);
+  return moved;
+}

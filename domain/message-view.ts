@@ -1,0 +1,49 @@
+import type { MessageRow } from '../db/messages.ts';
+import { toAmount } from './money.ts';
+
+/** A message as callers see it, in API answers and in event payloads alike. */
+export interface MessageView {
+  id: string;
+  object: 'message';
+  to: string;
+  from: string;
+  body: string;
+  status: MessageRow['status'];
+  cost: number;
+  currency: string;
+  route_id: number | null;
+  provider_message_id: string | null;
+  attempts: number;
+  error: MessageRow['error'];
+  reference: string | null;
+  segments: number;
+  encoding: MessageRow['encoding'];
+  created_at: string;
+  sent_at: string | null;
+  delivered_at: string | null;
+  failed_at: string | null;
+}
+
+const isoOrNull = (date: Date | null): string | null => (date === null ? null : new Date(date).toISOString());
+
+export const messageView = (row: MessageRow): MessageView => ({
+  id: row.id,
+  object: 'message',
+  to: row.to,
+  from: row.from,
+  body: row.body,
+  status: row.status,
+  cost: toAmount(row.cost),
+  currency: row.currency,
+  route_id: row.route_id,
+  provider_message_id: row.provider_message_id,
+  attempts: row.attempts,
+  error: row.error,
+  reference: row.reference,
+  segments: row.segments,
+  encoding: row.encoding,
+  created_at: new Date(row.created_at).toISOString(),
+  sent_at: isoOrNull(row.sent_at),
+  delivered_at: isoOrNull(row.delivered_at),
+  failed_at: isoOrNull(row.failed_at),
+});

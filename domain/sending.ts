@@ -1,0 +1,154 @@
+import type { Knex } from 'knex';
+import type { AccountRow } from '../db/accounts.ts';
+import type { ApiKeyRow } from '../db/api-keys.ts';
+import { blockedAmong } from '../db/blocklist.ts';
+import { applyBalanceChange } from '../db/ledger.ts';
+import { insertMessages, type MessageRow } from '../db/messages.ts';
+import type { JobQueue } from '../db/queues.ts';
+import { activeAccountRoutes, type RouteRow } from '../db/routes.ts';
+import { findApprovedSender } from '../db/senders.ts';
+import { codePointLength, MAX_BODY_CODE_POINTS, planSegments, type SegmentPlan } from './encoding.ts';
+import { insufficientBalance, invalidRequest } from './errors.ts';
+import { recordEvents } from './events.ts';
+import { newId } from './ids.ts';
+import { applyWhileCovered } from './ledger.ts';
+import { checkSendLimits } from './send-limits.ts';
+import { multiply, negate } from './money.ts';
+import { destinationCountry } from './phone-numbers.ts';
+import { routesFor } from './routing.ts';
+
+export interface Sender {
+  account: AccountRow;
+  apiKey: ApiKeyRow;
+}
+
+interface Common {
+  from: string;
+  body: string;
+  route_id?: number | null;
+  reference?: string | null;
+}
+
+export type FailedItemError = NonNullable<MessageRow['error']>;
+
+function planBody(body: string): SegmentPlan {
+  if (codePointLength(body) > MAX_BODY_CODE_POINTS) {
+    throw invalidRequest('body', `body must be at most ${MAX_BODY_CODE_POINTS} characters (Unicode code points) long.`);
+  }
+  return planSegments(body);
+}
+
+async function requireApprovedSender(trx: Knex, accountId: string, from: string): Promise<void> {
+  if (!(await findApprovedSender(trx, accountId, from))) {
+    throw invalidRequest('from', `'${from}' is not an approved sender of this account.`, 'sender_not_approved');
+  }
+}
+
+/** Why one recipient cannot be sent to, checked in the documented order; null when it can. */
+function recipientProblem(to: string, blocked: Set<string>, routes: RouteRow[]): FailedItemError | null {
+  if (destinationCountry(to) === null) return { type: 'invalid_request_error', code: 'number_invalid', message: `${to} is not a phone number that can exist.` };
+  if (blocked.has(to)) return { type: 'invalid_request_error', code: 'recipient_blocklisted', message: `${to} is blocklisted.` };
+  if (routes.length === 0) return { type: 'invalid_request_error', code: 'route_invalid', message: `No eligible route covers ${to}.` };
+  return null;
+}
+
+function newMessage(sender: Sender, request: Common, to: string, plan: SegmentPlan, cost: string, id = newId('msg')) {
+  return {
+    id,
+    account_id: sender.account.id,
+    api_key_id: sender.apiKey.id,
+    to,
+    from: request.from,
+    body: request.body,
+    status: 'pending' as const,
+    encoding: plan.encoding,
+    segments: plan.segments,
+    cost,
+    currency: sender.account.currency,
+    route_id: null,
+    requested_route_id: request.route_id ?? null,
+    error: null,
+    reference: request.reference ?? null,
+  };
+}
+
+/**
+ * Accepts one message in the caller's transaction: charges it, stores it as pending and enqueues
+ * its send job. Any refusal is thrown before anything is written, or rolls the transaction back.
+ */
+export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sender: Sender, request: Common & { to: string }): Promise<MessageRow> {
+  const plan = planBody(request.body);
+  await requireApprovedSender(trx, sender.account.id, request.from);
+  const routes = routesFor(await activeAccountRoutes(trx, sender.account.id), request.to, request.route_id);
+  const problem = recipientProblem(request.to, await blockedAmong(trx, sender.account.id, [request.to]), routes);
+  if (problem) throw invalidRequest(problem.code === 'route_invalid' && request.route_id != null ? 'route_id' : 'to', problem.message, problem.code);
+  await checkSendLimits(trx, sender.apiKey, 1);
+
+  const cost = multiply(routes[0].price_per_segment, plan.segments);
+  const message = newMessage(sender, request, request.to, plan, cost);
+  if (cost !== '0.0000') {
+    const balance = await applyBalanceChange(trx, { accountId: sender.account.id, kind: 'debit', amount: negate(cost), messageId: message.id, description: `Message to ${request.to}` });
+    if (balance === null) {
+      const { balance: available } = await trx('accounts').where({ id: sender.account.id }).first('balance');
+      throw insufficientBalance(cost, available, sender.account.currency);
+    }
+  }
+  const [stored] = await insertMessages(trx, [message]);
+  await jobs.enqueue(trx, 'sendMessage', { message_id: stored.id });
+  return stored;
+}
+
+export interface BulkOutcome {
+  messages: MessageRow[];
+  accepted: number;
+  failed: number;
+}
+
+/**
+ * Accepts a bulk send in the caller's transaction: each recipient independently, with multi-row
+ * inserts and one batched job insert. Recipients that cannot be sent to are stored as failed
+ * messages (cost 0) with their error; the balance is charged in request order while it lasts.
+ */
+export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: Sender, request: Common & { recipients: string[] }): Promise<BulkOutcome> {
+  const plan = planBody(request.body);
+  await requireApprovedSender(trx, sender.account.id, request.from);
+  const accountRoutes = await activeAccountRoutes(trx, sender.account.id);
+  if (request.route_id != null && !accountRoutes.some((route) => route.id === request.route_id)) {
+    throw invalidRequest('route_id', `Route ${request.route_id} is not an active route of this account.`, 'route_invalid');
+  }
+  const blocked = await blockedAmong(trx, sender.account.id, request.recipients);
+
+  const items = request.recipients.map((to) => {
+    const routes = routesFor(accountRoutes, to, request.route_id);
+    const problem = recipientProblem(to, blocked, routes);
+    return { to, problem, cost: problem ? '0.0000' : multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') };
+  });
+  const sendable = items.filter((item) => item.problem === null);
+  await checkSendLimits(trx, sender.apiKey, sendable.length);
+
+  const charged = await applyWhileCovered(
+    trx,
+    sender.account.id,
+    sendable.map((item) => ({ kind: 'debit' as const, amount: negate(item.cost), messageId: item.id, description: `Message to ${item.to}` })),
+  );
+  sendable.forEach((item, index) => {
+    if (!charged[index]) item.problem = { type: 'balance_error', code: 'insufficient_balance', message: 'The balance did not cover this recipient.' };
+  });
+  const accepted = items.filter((item) => item.problem === null);
+  if (accepted.length === 0 && sendable.length > 0) {
+    const { balance } = await trx('accounts').where({ id: sender.account.id }).first('balance');
+    throw insufficientBalance(sendable[0].cost, balance, sender.account.currency);
+  }
+
+  const now = new Date();
+  const rows = items.map((item) => {
+    const message = newMessage(sender, request, item.to, plan, item.problem ? '0.0000' : item.cost, item.id);
+    return item.problem ? { ...message, status: 'failed' as const, error: item.problem, failed_at: now } : message;
+  });
+  const stored = await insertMessages(trx, rows);
+  await recordEvents(trx, stored.filter((message) => message.status === 'failed').map((message) => ({ message, type: 'message.failed' as const })));
+  await jobs.enqueueMany(trx, 'sendMessage', accepted.map((item) => ({ message_id: item.id })));
+  const byId = new Map(stored.map((message) => [message.id, message]));
+  return { messages: items.map((item) => byId.get(item.id) as MessageRow), accepted: accepted.length, failed: items.length - accepted.length };
+}
+

@@ -1,0 +1,70 @@
+import type { Knex } from 'knex';
+import type { PgBoss } from 'pg-boss';
+import { recordAttempt } from '../db/message-attempts.ts';
+import { findMessageById } from '../db/messages.ts';
+import { QUEUES } from '../db/queues.ts';
+import { activeAccountRoutes } from '../db/routes.ts';
+import { planSegments } from '../domain/encoding.ts';
+import { chargeForRoute, recordAcceptance, recordFailure } from '../domain/message-outcomes.ts';
+import { multiply } from '../domain/money.ts';
+import { routesFor } from '../domain/routing.ts';
+import type { ProviderPool } from './provider-pool.ts';
+
+export interface SendDependencies {
+  db: Knex;
+  providers: ProviderPool;
+}
+
+/** Concurrent sends per process: one slow upstream holds only the jobs it is carrying. */
+export const SEND_CONCURRENCY = 16;
+
+/**
+ * Offers a pending message to its eligible routes in priority order. Accepted: sent. A hard
+ * error: failed at once, no other route tried. Retryable: the next route. When every route
+ * failed retryably, 'retry' (the job is retried with backoff), or failed on the last try.
+ */
+export async function sendMessage(deps: SendDependencies, messageId: string, lastTry: boolean): Promise<'done' | 'retry'> {
+  const message = await findMessageById(deps.db, messageId);
+  if (!message || message.status !== 'pending') return 'done';
+  const routes = routesFor(await activeAccountRoutes(deps.db, message.account_id), message.to, message.requested_route_id);
+  const { encoding, segments, parts } = planSegments(message.body);
+  const outbound = { messageId: message.id, to: message.to, from: message.from, body: message.body, encoding, segments, parts };
+  let lastProblem = 'No eligible route covers this number any more.';
+
+  for (const route of routes) {
+    const price = multiply(route.price_per_segment, message.segments);
+    if (!(await chargeForRoute(deps.db, message.id, price))) continue;
+    const started = performance.now();
+    const outcome = await deps.providers.get(route).submit(outbound);
+    const attempt = { messageId: message.id, routeId: route.id, durationMs: performance.now() - started };
+    if (outcome.status === 'accepted') {
+      await recordAcceptance(deps.db, message.id, route, price, outcome.providerMessageId, attempt);
+      return 'done';
+    }
+    const error = { type: 'provider_error' as const, code: outcome.code, message: outcome.message };
+    if (outcome.status === 'rejected') {
+      await recordFailure(deps.db, message.id, error, { ...attempt, outcome: 'rejected', errorCode: outcome.code, errorMessage: outcome.message });
+      return 'done';
+    }
+    await recordAttempt(deps.db, { ...attempt, outcome: 'retryable', errorCode: outcome.code, errorMessage: outcome.message });
+    lastProblem = outcome.message;
+  }
+
+  if (!lastTry) return 'retry';
+  await recordFailure(deps.db, message.id, { type: 'provider_error', code: 'provider_unavailable', message: `Every eligible route failed: ${lastProblem}` });
+  return 'done';
+}
+
+export async function startSendWorker(boss: PgBoss, deps: SendDependencies): Promise<void> {
+  await boss.work(
+    QUEUES.sendMessage.name,
+    { batchSize: 1, localConcurrency: SEND_CONCURRENCY, includeMetadata: true },
+    async ([job]) => {
+      const lastTry = job.retryCount >= job.retryLimit;
+      const { message_id: messageId } = job.data as { message_id: string };
+      if ((await sendMessage(deps, messageId, lastTry)) === 'retry') {
+        throw new Error('every eligible route failed with a retryable error');
+      }
+    },
+  );
+}

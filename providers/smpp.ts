@@ -1,0 +1,416 @@
+/**
+ * SMPP 3.4 upstream: Dispatch is the ESME, bound as transceiver to an SMSC.
+ *
+ * The provider binds as soon as it is created (not on first use): delivery receipts only arrive
+ * on a bound session, so it stays bound for as long as it lives; keep one per route and close()
+ * it. It keeps the bind alive with enquire_link and rebinds after any drop or refusal with
+ * exponential backoff.
+ */
+import smpp from 'smpp';
+import type { Pdu, Session } from 'smpp';
+import { encodeGsm7, gsm7TextToBytes } from './gsm7-bytes.ts';
+import { receiptToReport } from './smpp-receipt.ts';
+import type { ConfigProblem, OutboundMessage, Provider, ProviderContext, SubmitOutcome } from './types.ts';
+
+export interface SmppConfig {
+  host: string;
+  port: number;
+  system_id: string;
+  password: string;
+  system_type?: string;
+  tls?: boolean;
+}
+
+export interface SmppOptions {
+  /** Interval of our enquire_link (default 30 s). */
+  enquireLinkMs?: number;
+  /** How long a response (bind, submit_sm, enquire_link), a connect or a submit's wait for the bind may take (default 10 s). */
+  responseTimeoutMs?: number;
+  /** First rebind delay after a drop (default 250 ms), doubled after each failed attempt... */
+  rebindMinMs?: number;
+  /** ...up to this (default 10 s). */
+  rebindMaxMs?: number;
+  /** Where to say what happened to the link (pino's `logger.info(object, message)` fits). */
+  logger?: SmppLogger;
+}
+
+export interface SmppLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+const FIELDS = ['host', 'port', 'system_id', 'password', 'system_type', 'tls'];
+
+export function checkSmppConfig(config: unknown): ConfigProblem | null {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return { param: 'config', message: 'config must be an object.' };
+  const fields = config as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((field) => !FIELDS.includes(field));
+  if (unknown) return { param: `config.${unknown}`, message: `Received unknown parameter: config.${unknown}.` };
+  const { host, port, system_id, password, system_type, tls } = fields;
+  if (typeof host !== 'string' || !/^[A-Za-z0-9.:-]{1,253}$/.test(host)) return { param: 'config.host', message: 'config.host must be a host name or IP address.' };
+  if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) return { param: 'config.port', message: 'config.port must be an integer from 1 to 65535.' };
+  // SMPP 3.4 C-Octet String sizes include the NUL: system_id 16, password 9, system_type 13.
+  const problem =
+    cstringProblem(system_id, 'system_id', 1, 15) ?? cstringProblem(password, 'password', 0, 8) ?? (system_type === undefined ? null : cstringProblem(system_type, 'system_type', 0, 12));
+  if (problem) return problem;
+  if (tls !== undefined && typeof tls !== 'boolean') return { param: 'config.tls', message: 'config.tls must be a boolean.' };
+  return null;
+}
+
+function cstringProblem(value: unknown, name: string, min: number, max: number): ConfigProblem | null {
+  if (typeof value === 'string' && value.length >= min && value.length <= max && /^[\x20-\x7e]*$/.test(value)) return null;
+  return { param: `config.${name}`, message: `config.${name} must be a string of ${min} to ${max} printable ASCII characters.` };
+}
+
+export function createSmppProvider(config: SmppConfig, context: ProviderContext, options: SmppOptions = {}): Provider {
+  const link = new SmppLink(config, context, options);
+  return {
+    submit: (message) => link.submit(message),
+    close: () => link.close(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pure helpers
+
+const ESM_CLASS_UDHI = 0x40;
+const ESME_RINVCMDID = 0x03;
+const ESME_RX_T_APPN = 0x64;
+const HANDLED_REQUESTS = new Set(['enquire_link', 'unbind', 'deliver_sm', 'alert_notification']);
+const ESM_CLASS_SMSC_DELIVERY_RECEIPT = 0x04;
+const DATA_CODING_SMSC_DEFAULT = 0x00;
+const DATA_CODING_UCS2 = 0x08;
+const MAX_SHORT_MESSAGE_BYTES = 254;
+
+const STATUS_NAMES: ReadonlyMap<number, string> = new Map(Object.entries(smpp.errors).map(([name, code]) => [code, name]));
+
+/** `ESME_RTHROTTLED (0x58)`; an unknown status shows its code only. */
+export function describeStatus(status: number): string {
+  const hex = `0x${status.toString(16).toUpperCase().padStart(2, '0')}`;
+  const name = STATUS_NAMES.get(status);
+  return name ? `${name} (${hex})` : `status ${hex}`;
+}
+
+/**
+ * Statuses that say "not now" rather than "never": the SMSC is throttling, full or failing, or
+ * (ESME_RINVBNDSTS) it thinks we are unbound, a problem of the session, not of the message.
+ */
+const RETRYABLE_STATUSES = new Set([
+  0x58, // ESME_RTHROTTLED
+  0x08, // ESME_RSYSERR
+  0x14, // ESME_RMSGQFUL
+  0x04, // ESME_RINVBNDSTS
+]);
+
+/** A non-zero submit_sm_resp command_status as an outcome. */
+export function submitStatusOutcome(status: number): SubmitOutcome & { status: 'rejected' | 'retryable' } {
+  const message = `SMPP ${describeStatus(status)}`;
+  return RETRYABLE_STATUSES.has(status) ? { status: 'retryable', code: 'provider_unavailable', message } : { status: 'rejected', code: 'provider_rejected', message };
+}
+
+/** The 6-byte concatenation UDH: IEI 00 (8-bit reference), `05 00 03 <ref> <total> <seq>`. */
+export function concatUdh(reference: number, total: number, sequence: number): Buffer {
+  return Buffer.from([0x05, 0x00, 0x03, reference & 0xff, total, sequence]);
+}
+
+/** TON/NPI of an address: alphanumeric 5/0, short code (3 to 8 digits) 3/0, else international 1/1 without '+'. */
+export function sourceAddress(from: string): { ton: number; npi: number; addr: string } {
+  if (/^\d{3,8}$/.test(from)) return { ton: 3, npi: 0, addr: from };
+  if (/^\+?\d+$/.test(from)) return { ton: 1, npi: 1, addr: from.replace(/^\+/, '') };
+  return { ton: 5, npi: 0, addr: from };
+}
+
+/** The short_message bytes of each part: unpacked GSM 03.38 or UTF-16BE, with a UDH when there are several. */
+export function encodeParts(encoding: OutboundMessage['encoding'], parts: string[], reference: number): { dataCoding: number; esmClass: number; shortMessages: Buffer[] } {
+  const bodies = parts.map((part) => (encoding === 'UCS-2' ? utf16be(part) : encodeGsm7(part)));
+  if (bodies.length === 1) return { dataCoding: dataCodingOf(encoding), esmClass: 0, shortMessages: bodies };
+  return {
+    dataCoding: dataCodingOf(encoding),
+    esmClass: ESM_CLASS_UDHI,
+    shortMessages: bodies.map((body, i) => Buffer.concat([concatUdh(reference, bodies.length, i + 1), body])),
+  };
+}
+
+function dataCodingOf(encoding: OutboundMessage['encoding']): number {
+  return encoding === 'UCS-2' ? DATA_CODING_UCS2 : DATA_CODING_SMSC_DEFAULT;
+}
+
+function utf16be(text: string): Buffer {
+  return Buffer.from(text, 'utf16le').swap16();
+}
+
+/**
+ * The receipt text of a deliver_sm as ASCII. The package has already decoded it per data_coding,
+ * and for 0 and 1 with the GSM 03.38 table, while SMSCs write receipts in ASCII: map it back.
+ */
+export function receiptText(pdu: Pick<Pdu, 'short_message' | 'message_payload' | 'data_coding'>): string {
+  const decoded = [pdu.short_message, pdu.message_payload]
+    .map((value) => (value === undefined || Buffer.isBuffer(value) ? value : value.message))
+    .find((value) => value !== undefined && value.length > 0);
+  if (decoded === undefined) return '';
+  if (Buffer.isBuffer(decoded)) return decoded.toString('latin1');
+  const alphabet = (pdu.data_coding ?? 0) & 0x0f;
+  return alphabet === 0 || alphabet === 1 ? gsm7TextToBytes(decoded).toString('latin1') : decoded;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The session holder
+
+type Response = Pdu | 'timeout' | 'closed';
+
+const SILENT: SmppLogger = { info() {}, warn() {} };
+
+class SmppLink {
+  private readonly config: SmppConfig;
+  private readonly context: ProviderContext;
+  private readonly enquireLinkMs: number;
+  private readonly responseTimeoutMs: number;
+  private readonly rebindMinMs: number;
+  private readonly rebindMaxMs: number;
+  private readonly logger: SmppLogger;
+
+  private session: Session | null = null;
+  private bound = false;
+  private closed = false;
+  private rebindDelay: number;
+  /** When the next connect attempt starts, while waiting out the backoff; 0 otherwise. */
+  private nextAttemptAt = 0;
+  private lastError = 'not bound yet';
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private connectTimer: NodeJS.Timeout | null = null;
+  private enquireTimer: NodeJS.Timeout | null = null;
+  private enquiring = false;
+  private udhReference = Math.floor(Math.random() * 256);
+  /** Settles every request awaiting a response, so a drop fails them at once. */
+  private readonly pending = new Set<(response: Response) => void>();
+  private readonly bindWaiters = new Set<() => void>();
+
+  constructor(config: SmppConfig, context: ProviderContext, options: SmppOptions) {
+    this.config = config;
+    this.context = context;
+    this.enquireLinkMs = options.enquireLinkMs ?? 30_000;
+    this.responseTimeoutMs = options.responseTimeoutMs ?? 10_000;
+    this.rebindMinMs = options.rebindMinMs ?? 250;
+    this.rebindMaxMs = options.rebindMaxMs ?? 10_000;
+    this.logger = options.logger ?? SILENT;
+    this.rebindDelay = this.rebindMinMs;
+    this.connect();
+  }
+
+  async submit(message: OutboundMessage): Promise<SubmitOutcome> {
+    if (this.closed) return unavailable('SMPP provider is closed');
+    const reference = this.udhReference;
+    this.udhReference = (this.udhReference + 1) & 0xff;
+    let encoded: ReturnType<typeof encodeParts>;
+    try {
+      encoded = encodeParts(message.encoding, message.parts.length > 0 ? message.parts : [message.body], reference);
+    } catch (error) {
+      return { status: 'rejected', code: 'provider_rejected', message: `SMPP cannot encode the message: ${(error as Error).message}` };
+    }
+    if (encoded.shortMessages.some((bytes) => bytes.length > MAX_SHORT_MESSAGE_BYTES)) {
+      return { status: 'rejected', code: 'provider_rejected', message: `SMPP short_message over ${MAX_SHORT_MESSAGE_BYTES} bytes` };
+    }
+    const source = sourceAddress(message.from);
+    let providerMessageId = '';
+    // Parts go one after the other. If a later part fails, the earlier ones may already be on
+    // their way to the handset: the outcome is that part's failure all the same.
+    for (const [i, shortMessage] of encoded.shortMessages.entries()) {
+      const session = await this.waitForBind();
+      if (!session) return unavailable(`SMPP not bound to ${this.config.host}:${this.config.port}: ${this.lastError}`);
+      const response = await this.request(session, 'submit_sm', {
+        source_addr_ton: source.ton,
+        source_addr_npi: source.npi,
+        source_addr: source.addr,
+        dest_addr_ton: 1,
+        dest_addr_npi: 1,
+        destination_addr: message.to.replace(/^\+/, ''),
+        esm_class: encoded.esmClass,
+        registered_delivery: 1,
+        data_coding: encoded.dataCoding,
+        // A Buffer goes out as-is; a string would be re-encoded by the package.
+        short_message: shortMessage,
+      });
+      if (response === 'timeout') return unavailable(`SMPP no submit_sm_resp within ${this.responseTimeoutMs} ms`);
+      if (response === 'closed') return unavailable('SMPP connection lost before submit_sm_resp');
+      if (response.command_status !== 0) return submitStatusOutcome(response.command_status);
+      if (i === 0) providerMessageId = response.message_id ?? '';
+    }
+    return { status: 'accepted', providerMessageId };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.clearTimer('reconnectTimer');
+    this.clearTimer('connectTimer');
+    this.clearTimer('enquireTimer');
+    for (const wake of this.bindWaiters) wake();
+    const session = this.session;
+    if (!session) return;
+    if (this.bound) await this.request(session, 'unbind', {}, Math.min(this.responseTimeoutMs, 2_000));
+    await new Promise<void>((resolve) => {
+      if (session.socket.destroyed) return resolve();
+      session.socket.once('close', () => resolve());
+      session.destroy();
+    });
+  }
+
+  /** The bound session, waiting up to the response timeout when a bind may come in time. */
+  private waitForBind(): Promise<Session | null> {
+    if (this.bound && this.session) return Promise.resolve(this.session);
+    if (this.closed) return Promise.resolve(null);
+    const deadline = Date.now() + this.responseTimeoutMs;
+    // Waiting out a backoff that ends after the deadline would only delay the same answer.
+    if (this.nextAttemptAt > deadline) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        this.bindWaiters.delete(wake);
+        clearTimeout(timer);
+        resolve(this.bound && !this.closed ? this.session : null);
+      };
+      const timer = setTimeout(wake, deadline - Date.now());
+      this.bindWaiters.add(wake);
+    });
+  }
+
+  /** Sends a request and resolves with its response, 'timeout', or 'closed' if the link drops first. */
+  private request(session: Session, command: string, fields: Record<string, unknown>, timeoutMs = this.responseTimeoutMs): Promise<Response> {
+    return new Promise((resolve) => {
+      const settle = (response: Response): void => {
+        if (!this.pending.delete(settle)) return;
+        clearTimeout(timer);
+        resolve(response);
+      };
+      this.pending.add(settle);
+      const timer = setTimeout(() => settle('timeout'), timeoutMs);
+      if (!session.send(new smpp.PDU(command, fields), settle)) settle('closed');
+    });
+  }
+
+  private connect(): void {
+    this.nextAttemptAt = 0;
+    const { host, port } = this.config;
+    const tls = this.config.tls === true;
+    const session = smpp.connect({ host, port, tls });
+    this.session = session;
+    session.socket.setNoDelay(true);
+    // No answer from a silent host: give up like a response timeout and try again later.
+    this.connectTimer = setTimeout(() => {
+      this.lastError = `connect to ${host}:${port} timed out`;
+      session.destroy();
+    }, this.responseTimeoutMs);
+
+    session.on(tls ? 'secureConnect' : 'connect', () => {
+      this.clearTimer('connectTimer');
+      void this.bind(session);
+    });
+    // The socket reports errors before 'close'; without a listener the package would throw.
+    // A PDU the package cannot parse also lands here and wedges its reader: start afresh.
+    session.on('error', (error: Error) => {
+      this.lastError = error.message;
+      session.destroy();
+    });
+    session.on('close', () => this.onClose(session));
+    session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
+    session.on('unbind', (pdu: Pdu) => {
+      this.lastError = 'the SMSC unbound';
+      session.send(pdu.response());
+      session.close();
+    });
+    session.on('deliver_sm', (pdu: Pdu) => void this.onDeliver(session, pdu));
+    // Any other request (data_sm, query_sm, an unknown command id) is refused with
+    // ESME_RINVCMDID rather than left to time out; alert_notification takes no response.
+    session.on('pdu', (pdu: Pdu) => {
+      if (pdu.isResponse() || HANDLED_REQUESTS.has(pdu.command)) return;
+      session.send(pdu.response({ command_status: ESME_RINVCMDID }));
+    });
+  }
+
+  private async bind(session: Session): Promise<void> {
+    const response = await this.request(session, 'bind_transceiver', {
+      system_id: this.config.system_id,
+      password: this.config.password,
+      system_type: this.config.system_type ?? '',
+    });
+    if (session !== this.session || this.closed) return;
+    if (response === 'closed') return;
+    if (response === 'timeout' || response.command_status !== 0) {
+      this.lastError = response === 'timeout' ? 'no bind_transceiver_resp in time' : `bind refused: ${describeStatus(response.command_status)}`;
+      this.logger.warn({ host: this.config.host, port: this.config.port, error: this.lastError }, 'SMPP bind failed');
+      session.destroy();
+      return;
+    }
+    this.bound = true;
+    this.rebindDelay = this.rebindMinMs;
+    this.logger.info({ host: this.config.host, port: this.config.port, system_id: this.config.system_id }, 'SMPP bound as transceiver');
+    this.enquireTimer = setInterval(() => void this.enquireLink(session), this.enquireLinkMs);
+    for (const wake of this.bindWaiters) wake();
+  }
+
+  private async enquireLink(session: Session): Promise<void> {
+    if (this.enquiring) return;
+    this.enquiring = true;
+    const response = await this.request(session, 'enquire_link', {});
+    this.enquiring = false;
+    if (response === 'timeout' && session === this.session) {
+      this.lastError = 'no enquire_link_resp in time';
+      this.logger.warn({ host: this.config.host, port: this.config.port }, 'SMPP link silent, reconnecting');
+      session.destroy();
+    }
+  }
+
+  private onClose(session: Session): void {
+    if (session !== this.session) return;
+    const wasBound = this.bound;
+    this.session = null;
+    this.bound = false;
+    this.enquiring = false;
+    this.clearTimer('connectTimer');
+    this.clearTimer('enquireTimer');
+    for (const settle of [...this.pending]) settle('closed');
+    if (this.closed) return;
+    if (wasBound) this.logger.warn({ host: this.config.host, port: this.config.port, error: this.lastError }, 'SMPP link dropped, rebinding');
+    const delay = this.rebindDelay;
+    this.rebindDelay = Math.min(this.rebindDelay * 2, this.rebindMaxMs);
+    this.nextAttemptAt = Date.now() + delay;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.connect();
+    }, delay);
+  }
+
+  /**
+   * Answers every deliver_sm, after the report has been handled: if the process dies first the
+   * SMSC delivers it again, and if onReport fails, ESME_RX_T_APPN (temporary) asks for a retry.
+   */
+  private async onDeliver(session: Session, pdu: Pdu): Promise<void> {
+    let status = 0;
+    if (((pdu.esm_class ?? 0) & ESM_CLASS_SMSC_DELIVERY_RECEIPT) !== 0) {
+      const text = receiptText(pdu);
+      const report = receiptToReport({ text, receiptedMessageId: pdu.receipted_message_id, messageState: pdu.message_state });
+      if (report) {
+        try {
+          await this.context.onReport(report);
+        } catch (error) {
+          status = ESME_RX_T_APPN;
+          this.logger.warn({ routeId: this.context.routeId, providerMessageId: report.providerMessageId, error: (error as Error).message }, 'SMPP delivery report not recorded; asking the SMSC to retry');
+        }
+      } else {
+        this.logger.info({ routeId: this.context.routeId, text }, 'SMPP receipt without a final state, ignored');
+      }
+    }
+    session.send(pdu.response({ command_status: status }));
+  }
+
+  private clearTimer(name: 'reconnectTimer' | 'connectTimer' | 'enquireTimer'): void {
+    const timer = this[name];
+    if (timer) {
+      clearTimeout(timer);
+      this[name] = null;
+    }
+  }
+}
+
+function unavailable(message: string): SubmitOutcome {
+  return { status: 'retryable', code: 'provider_unavailable', message };
+}

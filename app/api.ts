@@ -68,7 +68,8 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
       throw (failed as { error: unknown } | undefined)?.error ?? new ApiError(401, 'authentication_error', 'unauthorized', 'Authentication failed.');
     },
     validationFail: (c: BackendContext) => {
-      throw fromValidationErrors(c.validation.errors ?? []);
+      const headerNames = (c.operation.parameters ?? []).flatMap((parameter) => ('in' in parameter && parameter.in === 'header' ? [parameter.name] : []));
+      throw fromValidationErrors(c.validation.errors ?? [], headerNames);
     },
     postResponseHandler: (c: BackendContext, _req: Request, res: Response) => {
       const result = c.response as HandlerResult;

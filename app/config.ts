@@ -5,7 +5,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   adminToken: string | undefined;
-  publicUrl: string;
+  /** Unset: the address Dispatch listens on, once it listens (PORT may be 0). */
+  publicUrl: string | undefined;
   webhookRetrySchedule: number[];
   webhookTimeoutMs: number;
   webhookDisableAfter: number;
@@ -74,7 +75,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dataDir: env.DATA_DIR || '.data',
     adminToken,
-    publicUrl: env.PUBLIC_URL ? url('PUBLIC_URL', env.PUBLIC_URL, ['http:', 'https:']).replace(/\/+$/, '') : `http://${host}:${port}`,
+    publicUrl: env.PUBLIC_URL ? url('PUBLIC_URL', env.PUBLIC_URL, ['http:', 'https:']).replace(/\/+$/, '') : undefined,
     webhookRetrySchedule: schedule(env),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookDisableAfter: integer(env, 'WEBHOOK_DISABLE_AFTER', 25, 1, 10_000),

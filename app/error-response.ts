@@ -1,20 +1,24 @@
 import type { ErrorObject } from 'ajv';
 import { ApiError, internalError, invalidRequest, missingParameter, unknownParameter } from '../domain/errors.ts';
 
-/** Turns an Ajv instance path (`/requestBody/recipients/3`) into the spec's `param` (`recipients[3]`). */
-export function paramName(instancePath: string, child?: string): string {
-  const segments = instancePath.split('/').slice(2).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+/**
+ * Turns an Ajv instance path (`/requestBody/recipients/3`) into the spec's `param`
+ * (`recipients[3]`). Headers arrive lower-cased; `headerNames` gives their documented spelling.
+ */
+export function paramName(instancePath: string, child?: string, headerNames: string[] = []): string {
+  const [, location, ...segments] = instancePath.split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) segments.push(child);
+  if (location === 'header' && segments.length === 1) return headerNames.find((name) => name.toLowerCase() === segments[0]) ?? segments[0];
   return segments.reduce((name, segment) => (/^\d+$/.test(segment) ? `${name}[${segment}]` : name ? `${name}.${segment}` : segment), '');
 }
 
 const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');
 
-function describe(error: ErrorObject, param: string): ApiError {
+function describe(error: ErrorObject, param: string, headerNames: string[]): ApiError {
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return missingParameter(paramName(error.instancePath, String(p.missingProperty)));
+      return missingParameter(paramName(error.instancePath, String(p.missingProperty), headerNames));
     case 'additionalProperties':
       return unknownParameter(paramName(error.instancePath, String(p.additionalProperty)));
     case 'type':
@@ -51,14 +55,14 @@ function describe(error: ErrorObject, param: string): ApiError {
  * The first validation failure becomes the answer; every failure is listed in `details.errors`
  * so a caller can fix them all at once.
  */
-export function fromValidationErrors(errors: ErrorObject[]): ApiError {
+export function fromValidationErrors(errors: ErrorObject[], headerNames: string[] = []): ApiError {
   const described = errors
     .filter((error) => !(error.keyword === 'required' && error.instancePath === '' && error.params.missingProperty !== 'requestBody'))
     .map((error) => {
       if (error.keyword === 'required' && error.instancePath === '' && error.params.missingProperty === 'requestBody') {
         return invalidRequest(undefined, 'A JSON request body is required.', 'invalid_request');
       }
-      return describe(error, paramName(error.instancePath));
+      return describe(error, paramName(error.instancePath, undefined, headerNames), headerNames);
     });
   const first = described[0] ?? invalidRequest(undefined, 'The request is invalid.', 'invalid_request');
   return new ApiError(first.status, first.type, first.code, first.message, {

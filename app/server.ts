@@ -33,10 +33,11 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   const db = connect(databaseUrl);
   await migrateLatest(db);
   const boss = await startQueues(databaseUrl, (error) => logger.error({ err: error }, 'job queue error'));
-  const providers = new ProviderPool(config.publicUrl, async (routeId, report) => {
+  let origin = '';
+  const providers = new ProviderPool(() => origin, async (routeId, report) => {
     await recordDeliveryReport(db, routeId, report).catch((error) => logger.error({ err: error, route_id: routeId }, 'could not record a delivery report'));
   });
-  await startSendWorker(boss, { db, providers });
+  await startSendWorker(boss, { db, providers, onError: (error, messageId) => logger.error({ err: error, message_id: messageId }, 'send failed unexpectedly; the job will be retried') });
   const keyUsage = new KeyUsageRecorder(db, KEY_USAGE_FLUSH_MS, (error) => logger.error({ err: error }, 'could not record key use'));
   keyUsage.start();
   const auth: AuthDependencies = {
@@ -51,7 +52,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     services: {
       db,
       jobs: jobQueueOf(boss),
-      settings: { webhookAllowPrivateUrls: config.webhookAllowPrivateUrls, publicUrl: config.publicUrl },
+      settings: { webhookAllowPrivateUrls: config.webhookAllowPrivateUrls },
       keyLastUsed: (keyId, stored) => keyUsage.lastUsed(keyId, stored),
     },
     auth,
@@ -66,6 +67,8 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     listening.once('error', reject);
   });
   const { port } = server.address() as { port: number };
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  origin = config.publicUrl ?? `http://${host}:${port}`;
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -84,5 +87,5 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     return stopping;
   };
 
-  return { db, boss, server, baseUrl: `http://${config.host}:${port}/api/v1`, flushKeyUsage: () => keyUsage.flush(), stop };
+  return { db, boss, server, baseUrl: `http://${host}:${port}/api/v1`, flushKeyUsage: () => keyUsage.flush(), stop };
 }

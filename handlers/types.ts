@@ -46,7 +46,7 @@ export interface AdminCaller {
 export interface Services {
   db: Knex;
   jobs: JobQueue;
-  settings: { webhookAllowPrivateUrls: boolean; publicUrl: string };
+  settings: { webhookAllowPrivateUrls: boolean };
   /** The last use of a key as this process knows it (unwritten uses included). */
   keyLastUsed: (keyId: string, stored: Date | null) => Date | null;
 }

@@ -7,17 +7,18 @@ import { createProvider, type DeliveryReport, type Provider } from '../providers
  */
 export class ProviderPool {
   private readonly providers = new Map<number, { fingerprint: string; provider: Provider }>();
-  private readonly publicUrl: string;
+  private readonly publicUrl: () => string;
   private readonly onReport: (routeId: number, report: DeliveryReport) => Promise<void>;
 
-  constructor(publicUrl: string, onReport: (routeId: number, report: DeliveryReport) => Promise<void>) {
+  /** `publicUrl` is read when a provider is made: the listening address is known only after start. */
+  constructor(publicUrl: () => string, onReport: (routeId: number, report: DeliveryReport) => Promise<void>) {
     this.publicUrl = publicUrl;
     this.onReport = onReport;
   }
 
   /** The URL an HTTP provider posts delivery reports to: unguessable, one per route. */
   dlrUrl(route: Pick<RouteRow, 'dlr_token'>): string {
-    return `${this.publicUrl}/callbacks/dlr/${route.dlr_token}`;
+    return `${this.publicUrl()}/callbacks/dlr/${route.dlr_token}`;
   }
 
   get(route: RouteRow): Provider {

@@ -13,10 +13,17 @@ import type { ProviderPool } from './provider-pool.ts';
 export interface SendDependencies {
   db: Knex;
   providers: ProviderPool;
+  /** An unexpected failure while sending; the job is retried. */
+  onError: (error: unknown, messageId: string) => void;
 }
 
-/** Concurrent sends per process: one slow upstream holds only the jobs it is carrying. */
-export const SEND_CONCURRENCY = 16;
+/**
+ * Each of LOCAL_WORKERS fetches BATCH_SIZE jobs and sends them concurrently, fetching again at
+ * once while batches come back full (a backlog drains without polling pauses). A hanging upstream
+ * holds only the worker whose batch it is in, for at most its timeout.
+ */
+const BATCH_SIZE = 4;
+const LOCAL_WORKERS = 8;
 
 /**
  * Offers a pending message to its eligible routes in priority order. Accepted: sent. A hard
@@ -58,13 +65,27 @@ export async function sendMessage(deps: SendDependencies, messageId: string, las
 export async function startSendWorker(boss: PgBoss, deps: SendDependencies): Promise<void> {
   await boss.work(
     QUEUES.sendMessage.name,
-    { batchSize: 1, localConcurrency: SEND_CONCURRENCY, includeMetadata: true },
-    async ([job]) => {
-      const lastTry = job.retryCount >= job.retryLimit;
-      const { message_id: messageId } = job.data as { message_id: string };
-      if ((await sendMessage(deps, messageId, lastTry)) === 'retry') {
-        throw new Error('every eligible route failed with a retryable error');
-      }
+    {
+      batchSize: BATCH_SIZE,
+      localConcurrency: LOCAL_WORKERS,
+      burstWhenBatchFull: true,
+      includeMetadata: true,
+      perJobResults: true,
+      // New jobs wake a worker through NOTIFY; this poll only picks up retries whose delay has passed.
+      notifyPollingIntervalSeconds: 2,
     },
+    (jobs) =>
+      Promise.all(
+        jobs.map(async (job) => {
+          const { message_id: messageId } = job.data as { message_id: string };
+          const outcome = await sendMessage(deps, messageId, job.retryCount >= job.retryLimit).catch((error: unknown) => {
+            deps.onError(error, messageId);
+            return error;
+          });
+          if (outcome === 'done') return { id: job.id, status: 'completed' as const };
+          // pg-boss retries a failed job with backoff until its retry limit.
+          return { id: job.id, status: 'failed' as const, output: { reason: outcome === 'retry' ? 'every eligible route failed with a retryable error' : String(outcome) } };
+        }),
+      ),
   );
 }

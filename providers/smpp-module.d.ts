@@ -22,6 +22,7 @@ declare module 'smpp' {
     system_id?: string;
     password?: string;
     system_type?: string;
+    interface_version?: number;
     message_id?: string;
     source_addr_ton?: number;
     source_addr_npi?: number;

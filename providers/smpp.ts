@@ -49,9 +49,10 @@ export function checkSmppConfig(config: unknown): ConfigProblem | null {
   const { host, port, system_id, password, system_type, tls } = fields;
   if (typeof host !== 'string' || !/^[A-Za-z0-9.:-]{1,253}$/.test(host)) return { param: 'config.host', message: 'config.host must be a host name or IP address.' };
   if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) return { param: 'config.port', message: 'config.port must be an integer from 1 to 65535.' };
-  // SMPP 3.4 C-Octet String sizes include the NUL: system_id 16, password 9, system_type 13.
+  // SMPP 3.4 caps system_id at 15 characters, password at 8 and system_type at 12, but some
+  // SMSCs hand out longer ones: allow them and let the SMSC judge at bind time.
   const problem =
-    cstringProblem(system_id, 'system_id', 1, 15) ?? cstringProblem(password, 'password', 0, 8) ?? (system_type === undefined ? null : cstringProblem(system_type, 'system_type', 0, 12));
+    cstringProblem(system_id, 'system_id', 1, 64) ?? cstringProblem(password, 'password', 0, 64) ?? (system_type === undefined ? null : cstringProblem(system_type, 'system_type', 0, 64));
   if (problem) return problem;
   if (tls !== undefined && typeof tls !== 'boolean') return { param: 'config.tls', message: 'config.tls must be a boolean.' };
   return null;
@@ -76,7 +77,8 @@ export function createSmppProvider(config: SmppConfig, context: ProviderContext,
 const ESM_CLASS_UDHI = 0x40;
 const ESME_RINVCMDID = 0x03;
 const ESME_RX_T_APPN = 0x64;
-const HANDLED_REQUESTS = new Set(['enquire_link', 'unbind', 'deliver_sm', 'alert_notification']);
+/** Requests handled by their own listener, or (alert_notification, outbind) that take no response. */
+const HANDLED_REQUESTS = new Set(['enquire_link', 'unbind', 'deliver_sm', 'alert_notification', 'outbind']);
 const ESM_CLASS_SMSC_DELIVERY_RECEIPT = 0x04;
 const DATA_CODING_SMSC_DEFAULT = 0x00;
 const DATA_CODING_UCS2 = 0x08;
@@ -156,7 +158,8 @@ export function receiptText(pdu: Pick<Pdu, 'short_message' | 'message_payload' |
 // ---------------------------------------------------------------------------------------------
 // The session holder
 
-type Response = Pdu | 'timeout' | 'closed';
+/** A response; no response in time; the link dropped first (or was not writable); the PDU could not be encoded. */
+type Response = Pdu | 'timeout' | 'closed' | Error;
 
 const SILENT: SmppLogger = { info() {}, warn() {} };
 
@@ -230,7 +233,9 @@ class SmppLink {
         // A Buffer goes out as-is; a string would be re-encoded by the package.
         short_message: shortMessage,
       });
+      if (response instanceof Error) return { status: 'rejected', code: 'provider_rejected', message: `SMPP cannot encode submit_sm: ${response.message}` };
       if (response === 'timeout') return unavailable(`SMPP no submit_sm_resp within ${this.responseTimeoutMs} ms`);
+      // The SMSC may have taken the part before the drop; a retry elsewhere may then duplicate it.
       if (response === 'closed') return unavailable('SMPP connection lost before submit_sm_resp');
       if (response.command_status !== 0) return submitStatusOutcome(response.command_status);
       if (i === 0) providerMessageId = response.message_id ?? '';
@@ -257,7 +262,8 @@ class SmppLink {
 
   /** The bound session, waiting up to the response timeout when a bind may come in time. */
   private waitForBind(): Promise<Session | null> {
-    if (this.bound && this.session) return Promise.resolve(this.session);
+    // A socket that is no longer writable is on its way to 'close' and a rebind: wait for that.
+    if (this.bound && this.session?.socket.writable) return Promise.resolve(this.session);
     if (this.closed) return Promise.resolve(null);
     const deadline = Date.now() + this.responseTimeoutMs;
     // Waiting out a backoff that ends after the deadline would only delay the same answer.
@@ -266,14 +272,14 @@ class SmppLink {
       const wake = (): void => {
         this.bindWaiters.delete(wake);
         clearTimeout(timer);
-        resolve(this.bound && !this.closed ? this.session : null);
+        resolve(this.bound && !this.closed && this.session?.socket.writable ? this.session : null);
       };
       const timer = setTimeout(wake, deadline - Date.now());
       this.bindWaiters.add(wake);
     });
   }
 
-  /** Sends a request and resolves with its response, 'timeout', or 'closed' if the link drops first. */
+  /** Sends a request and resolves with its response or why there is none; never rejects. */
   private request(session: Session, command: string, fields: Record<string, unknown>, timeoutMs = this.responseTimeoutMs): Promise<Response> {
     return new Promise((resolve) => {
       const settle = (response: Response): void => {
@@ -283,7 +289,12 @@ class SmppLink {
       };
       this.pending.add(settle);
       const timer = setTimeout(() => settle('timeout'), timeoutMs);
-      if (!session.send(new smpp.PDU(command, fields), settle)) settle('closed');
+      try {
+        // The package serialises inside send() and throws there on a field it cannot write.
+        if (!session.send(new smpp.PDU(command, fields), settle)) settle('closed');
+      } catch (error) {
+        settle(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   }
 
@@ -312,17 +323,23 @@ class SmppLink {
     });
     session.on('close', () => this.onClose(session));
     session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
+    // The SMSC is leaving: answer, then drop the socket ourselves (it might never close its side).
     session.on('unbind', (pdu: Pdu) => {
       this.lastError = 'the SMSC unbound';
-      session.send(pdu.response());
-      session.close();
+      this.bound = false;
+      if (!session.send(pdu.response(), () => session.destroy())) session.destroy();
     });
     session.on('deliver_sm', (pdu: Pdu) => void this.onDeliver(session, pdu));
     // Any other request (data_sm, query_sm, an unknown command id) is refused with
     // ESME_RINVCMDID rather than left to time out; alert_notification takes no response.
+    // (These listeners run inside the socket's 'readable' handler: a throw would crash the process.)
     session.on('pdu', (pdu: Pdu) => {
       if (pdu.isResponse() || HANDLED_REQUESTS.has(pdu.command)) return;
-      session.send(pdu.response({ command_status: ESME_RINVCMDID }));
+      try {
+        session.send(pdu.response({ command_status: ESME_RINVCMDID }));
+      } catch {
+        session.destroy();
+      }
     });
   }
 
@@ -331,11 +348,15 @@ class SmppLink {
       system_id: this.config.system_id,
       password: this.config.password,
       system_type: this.config.system_type ?? '',
+      interface_version: 0x34, // the package defaults to 0x50 (SMPP 5.0)
     });
     if (session !== this.session || this.closed) return;
     if (response === 'closed') return;
-    if (response === 'timeout' || response.command_status !== 0) {
-      this.lastError = response === 'timeout' ? 'no bind_transceiver_resp in time' : `bind refused: ${describeStatus(response.command_status)}`;
+    if (response === 'timeout' || response instanceof Error || response.command_status !== 0) {
+      this.lastError =
+        response === 'timeout' ? 'no bind_transceiver_resp in time'
+        : response instanceof Error ? `cannot encode bind_transceiver: ${response.message}`
+        : `bind refused: ${describeStatus(response.command_status)}`;
       this.logger.warn({ host: this.config.host, port: this.config.port, error: this.lastError }, 'SMPP bind failed');
       session.destroy();
       return;
@@ -385,21 +406,22 @@ class SmppLink {
    */
   private async onDeliver(session: Session, pdu: Pdu): Promise<void> {
     let status = 0;
-    if (((pdu.esm_class ?? 0) & ESM_CLASS_SMSC_DELIVERY_RECEIPT) !== 0) {
-      const text = receiptText(pdu);
-      const report = receiptToReport({ text, receiptedMessageId: pdu.receipted_message_id, messageState: pdu.message_state });
-      if (report) {
-        try {
-          await this.context.onReport(report);
-        } catch (error) {
-          status = ESME_RX_T_APPN;
-          this.logger.warn({ routeId: this.context.routeId, providerMessageId: report.providerMessageId, error: (error as Error).message }, 'SMPP delivery report not recorded; asking the SMSC to retry');
-        }
-      } else {
-        this.logger.info({ routeId: this.context.routeId, text }, 'SMPP receipt without a final state, ignored');
+    try {
+      if (((pdu.esm_class ?? 0) & ESM_CLASS_SMSC_DELIVERY_RECEIPT) !== 0) {
+        const text = receiptText(pdu);
+        const report = receiptToReport({ text, receiptedMessageId: pdu.receipted_message_id, messageState: pdu.message_state });
+        if (report) await this.context.onReport(report);
+        else this.logger.info({ routeId: this.context.routeId, text }, 'SMPP receipt without a final state or an id, ignored');
       }
+    } catch (error) {
+      status = ESME_RX_T_APPN;
+      this.logger.warn({ routeId: this.context.routeId, error: (error as Error).message }, 'SMPP delivery report not recorded; asking the SMSC to retry');
     }
-    session.send(pdu.response({ command_status: status }));
+    try {
+      session.send(pdu.response({ command_status: status }));
+    } catch {
+      session.destroy();
+    }
   }
 
   private clearTimer(name: 'reconnectTimer' | 'connectTimer' | 'enquireTimer'): void {

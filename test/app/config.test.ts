@@ -4,10 +4,11 @@ import { loadConfig } from '../../app/config.ts';
 describe('configuration', () => {
   it('has the operator contract defaults', () => {
     const config = loadConfig({});
-    expect(config).to.include({ port: 3000, host: '127.0.0.1', dataDir: '.data', publicUrl: 'http://127.0.0.1:3000', webhookTimeoutMs: 10000, webhookDisableAfter: 25, trustProxy: false, logLevel: 'info' });
+    expect(config).to.include({ port: 3000, host: '127.0.0.1', dataDir: '.data', webhookTimeoutMs: 10000, webhookDisableAfter: 25, trustProxy: false, logLevel: 'info' });
     expect(config.webhookRetrySchedule).to.deep.equal([0, 30, 300, 1800, 7200, 43200]);
     expect(config.databaseUrl).to.equal(undefined);
     expect(config.adminToken).to.equal(undefined);
+    expect(config.publicUrl, 'derived from the listening address').to.equal(undefined);
   });
 
   it('allows private webhook URLs by default only in embedded mode', () => {

@@ -68,6 +68,8 @@ export class FakeSmsc {
   unbinds = 0;
   /** enquire_link requests received from ESMEs. */
   enquireLinks = 0;
+  /** The last bind request, accepted or not. */
+  lastBind?: { command: string; systemId: string; systemType: string; interfaceVersion: number };
   /** Set to false to leave enquire_link unanswered, as a hung SMSC would. */
   answerEnquireLinks = true;
 
@@ -78,7 +80,7 @@ export class FakeSmsc {
   private responder: SubmitResponder = 0;
   private nextId = 0x5a000000 + Math.floor(Math.random() * 0x10000) * 0x100;
 
-  private constructor(server: smpp.Server, port: number, systemId: string, password: string) {
+  private constructor(server: Server, port: number, systemId: string, password: string) {
     this.server = server;
     this.port = port;
     this.systemId = systemId;
@@ -137,6 +139,11 @@ export class FakeSmsc {
     return this.request('enquire_link', {});
   }
 
+  /** Sends unbind to the bound ESME, as an SMSC going down for maintenance does; resolves with its unbind_resp status. */
+  unbind(): Promise<number> {
+    return this.request('unbind', {});
+  }
+
   /** Sends a request to the most recently bound receiving ESME and resolves with the response's command_status. */
   private request(command: string, fields: Record<string, unknown>): Promise<number> {
     const session = [...this.states].reverse().find(([, state]) => state.boundAs === 'bind_transceiver' || state.boundAs === 'bind_receiver')?.[0];
@@ -176,6 +183,7 @@ export class FakeSmsc {
   private accept(session: Session): void {
     const state: SessionState = { boundAs: null, systemId: '', chunks: [], raw: null };
     this.states.set(session, state);
+    session.socket.setNoDelay(true);
     captureRawPdus(session, state);
     session.on('error', () => session.destroy());
     session.on('close', () => this.states.delete(session));
@@ -191,6 +199,7 @@ export class FakeSmsc {
       case 'bind_transceiver':
       case 'bind_transmitter':
       case 'bind_receiver': {
+        this.lastBind = { command: pdu.command, systemId: pdu.system_id ?? '', systemType: pdu.system_type ?? '', interfaceVersion: pdu.interface_version ?? 0 };
         const status =
           state.boundAs !== null ? smpp.errors.ESME_RALYBND
           : pdu.system_id !== this.systemId ? smpp.errors.ESME_RINVSYSID

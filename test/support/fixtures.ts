@@ -58,3 +58,56 @@ export async function storeMessages(tenant: Tenant, specs: (Partial<NewMessage> 
   }
   return rows.map((row) => row.id);
 }
+
+export interface RouteSpec {
+  provider?: 'simulator' | 'http' | 'smpp';
+  config?: Record<string, unknown>;
+  price?: number;
+  prefixes?: string[];
+}
+
+/** A route through the admin API, assigned to the account at the given priority; answers its id. */
+export async function addRoute(accountId: string, priority: number, spec: RouteSpec = {}): Promise<number> {
+  const route = await call('POST', '/admin/routes', {
+    auth: 'admin',
+    body: {
+      name: `route-${randomBase62(10)}`,
+      provider: spec.provider ?? 'simulator',
+      config: spec.config ?? { outcome: 'delivered', dlr_delay_ms: 20 },
+      price_per_segment: spec.price ?? 0.01,
+      ...(spec.prefixes && { prefixes: spec.prefixes }),
+    },
+  });
+  expect(route.status, JSON.stringify(route.body)).to.equal(201);
+  const assigned = await call('PUT', `/admin/accounts/${accountId}/routes/${route.body.data.id}`, { auth: 'admin', body: { priority } });
+  expect(assigned.status, JSON.stringify(assigned.body)).to.equal(200);
+  return route.body.data.id;
+}
+
+/** An approved sender ID of the account. */
+export async function approvedSender(tenant: Tenant, senderId = 'Dispatch'): Promise<string> {
+  const created = await call('POST', '/senders/create', { auth: tenant.key, body: { sender_id: senderId } });
+  expect(created.status, JSON.stringify(created.body)).to.equal(201);
+  expect((await call('POST', `/admin/senders/${created.body.data.id}/approve`, { auth: 'admin' })).status).to.equal(200);
+  return senderId;
+}
+
+/** A tenant ready to send: a balance, an approved sender `Dispatch` and, unless routes are given, one delivering simulator route. */
+export async function sendingTenant(options: { balance?: number; routes?: RouteSpec[] } = {}): Promise<Tenant & { routeIds: number[] }> {
+  const tenant = await createTenant({ balance: options.balance ?? 10 });
+  await approvedSender(tenant);
+  const routeIds = [];
+  for (const [priority, spec] of (options.routes ?? [{}]).entries()) routeIds.push(await addRoute(tenant.accountId, priority, spec));
+  return { ...tenant, routeIds };
+}
+
+/** Polls a message until `done` holds for it (through the API, validated like every answer). */
+export async function waitForMessage(tenant: Tenant, id: string, done: (message: any) => boolean, timeoutMs = 10_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await call('GET', `/messages/${id}`, { auth: tenant.key });
+    if (done(response.body.data)) return response.body.data;
+    if (Date.now() > deadline) throw new Error(`message ${id} did not get there in time: ${JSON.stringify(response.body.data)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import { ledgerSum } from '../../db/ledger.ts';
+import { call } from '../support/client.ts';
+import { FakeHttpProvider } from '../support/fake-http-provider.ts';
+import { sendingTenant, waitForMessage } from '../support/fixtures.ts';
+import { harness } from '../support/harness.ts';
+
+const TO = '+14155550123';
+
+describe('sending through an HTTP provider', () => {
+  let primary: FakeHttpProvider;
+  let backup: FakeHttpProvider;
+
+  beforeEach(async () => {
+    primary = await FakeHttpProvider.start();
+    backup = await FakeHttpProvider.start();
+  });
+
+  afterEach(async () => {
+    await primary.stop();
+    await backup.stop();
+  });
+
+  const httpRoute = (provider: FakeHttpProvider, extra: Record<string, unknown> = {}, price = 0.01) => ({ provider: 'http' as const, config: { url: provider.url, token: 'secret-token', ...extra }, price });
+
+  it('submits the message with its id as the idempotency key and a per-route delivery-report URL', async () => {
+    const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
+    primary.behave({ accept: true, id: 'prov-1' });
+    const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hello €' } });
+    const sent = await waitForMessage(tenant, response.body.data.id, (m) => m.status !== 'pending');
+    expect(sent).to.include({ status: 'sent', provider_message_id: 'prov-1' });
+    const request = primary.requests[0];
+    expect(request.headers['idempotency-key']).to.equal(sent.id);
+    expect(request.headers.authorization).to.equal('Bearer secret-token');
+    expect(request.body).to.deep.include({ message_id: sent.id, to: TO, from: 'Dispatch', body: 'Hello €', encoding: 'GSM-7', segments: 1 });
+    expect(request.body.dlr_url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/callbacks\/dlr\/[0-9A-Za-z]{32}$/);
+  });
+
+  it('fails over from a route answering 503 to a healthy one', async () => {
+    const tenant = await sendingTenant({ routes: [httpRoute(primary), httpRoute(backup)] });
+    primary.behave({ status: 503 });
+    const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
+    const sent = await waitForMessage(tenant, response.body.data.id, (m) => m.status !== 'pending');
+    expect(sent).to.include({ status: 'sent', route_id: tenant.routeIds[1], attempts: 2 });
+    expect(primary.requests).to.have.length(1);
+    expect(backup.requests).to.have.length(1);
+  });
+
+  it('fails over when a route hangs past its timeout', async () => {
+    const tenant = await sendingTenant({ routes: [httpRoute(primary, { timeout_ms: 200 }), httpRoute(backup)] });
+    primary.behave({ hang: true });
+    const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
+    const sent = await waitForMessage(tenant, response.body.data.id, (m) => m.status !== 'pending');
+    expect(sent.route_id).to.equal(tenant.routeIds[1]);
+    const [attempt] = await harness.db('message_attempts').where({ message_id: sent.id, route_id: tenant.routeIds[0] });
+    expect(attempt).to.include({ outcome: 'retryable' });
+    expect(attempt.error_message).to.match(/200 ms/);
+  });
+
+  it('stops at a 4xx: the message fails at once with the provider\'s error, no other route is tried, and it is refunded', async () => {
+    const tenant = await sendingTenant({ routes: [httpRoute(primary), httpRoute(backup)] });
+    primary.behave({ status: 400, body: { error: { code: 'invalid_destination', message: 'The number is not reachable.' } } });
+    const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
+    const failed = await waitForMessage(tenant, response.body.data.id, (m) => m.status !== 'pending');
+    expect(failed).to.include({ status: 'failed', attempts: 1, cost: 0 });
+    expect(failed.error).to.deep.equal({ type: 'provider_error', code: 'invalid_destination', message: 'The number is not reachable.' });
+    expect(backup.requests).to.have.length(0);
+    expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('10.0000');
+  });
+
+  it('applies a delivery report that arrives before the submit response', async () => {
+    const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
+    primary.behave({ accept: true, id: 'early-1' });
+    const held = primary.holdNextAnswer();
+    const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
+    await held.received;
+    const report = await primary.postReport(primary.requests[0].body.dlr_url, { id: 'early-1', status: 'delivered', timestamp: '2026-11-22T10:00:00Z' });
+    expect(report.status).to.equal(200);
+    expect((await waitForMessage(tenant, response.body.data.id, () => true)).status).to.equal('pending');
+    held.release();
+    const delivered = await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'delivered');
+    expect(delivered.delivered_at).to.equal('2026-11-22T10:00:00.000Z');
+    const events = await harness.db('events').where({ message_id: delivered.id }).orderBy('created_at');
+    expect(events.map((e) => e.type)).to.deep.equal(['message.sent', 'message.delivered']);
+    expect(await harness.db('early_reports').where({ provider_message_id: 'early-1' })).to.have.length(0);
+  });
+
+  it('applies a repeated delivery report once', async () => {
+    const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
+    primary.behave({ accept: true, id: 'repeat-1' });
+    const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
+    await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'sent');
+    const dlrUrl = primary.requests[0].body.dlr_url;
+    const answers = await Promise.all([1, 2, 3].map(() => primary.postReport(dlrUrl, { id: 'repeat-1', status: 'delivered' })));
+    expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 200]);
+    await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'delivered');
+    expect(await harness.db('events').where({ message_id: response.body.data.id, type: 'message.delivered' })).to.have.length(1);
+  });
+
+  it('turns a failed report into undelivered, keeping the provider\'s reason', async () => {
+    const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
+    primary.behave({ accept: true, id: 'gone-1' });
+    const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
+    await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'sent');
+    await primary.postReport(primary.requests[0].body.dlr_url, { id: 'gone-1', status: 'failed', error_code: 'EXPIRED', error_message: 'Validity period expired' });
+    const undelivered = await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'undelivered');
+    expect(undelivered.error).to.deep.equal({ type: 'provider_error', code: 'undelivered', message: 'Validity period expired' });
+  });
+
+  it('answers 404 to a report at an unknown URL and 400 to a malformed report', async () => {
+    const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
+    const origin = harness.baseUrl.replace('/api/v1', '');
+    expect((await primary.postReport(`${origin}/callbacks/dlr/${'x'.repeat(32)}`, { id: 'a', status: 'delivered' })).status).to.equal(404);
+    primary.behave({ accept: true, id: 'shape-1' });
+    const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
+    await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'sent');
+    const malformed = await primary.postReport(primary.requests[0].body.dlr_url, { id: 'shape-1', status: 'lost' });
+    expect(malformed.status).to.equal(400);
+    expect(((await malformed.json()) as { error: { code: string } }).error.code).to.equal('parameter_invalid');
+  });
+
+  it('does not hold back messages to a healthy route while another route hangs', async () => {
+    const slowTenant = await sendingTenant({ routes: [httpRoute(primary, { timeout_ms: 3000 })] });
+    const fastTenant = await sendingTenant({ routes: [httpRoute(backup)] });
+    primary.behave({ hang: true });
+    await Promise.all(Array.from({ length: 4 }, () => call('POST', '/messages/send', { auth: slowTenant.key, body: { to: TO, from: 'Dispatch', body: 'Slow' } })));
+    await primary.waitForRequests(4);
+    const started = Date.now();
+    const response = await call('POST', '/messages/send', { auth: fastTenant.key, body: { to: TO, from: 'Dispatch', body: 'Fast' } });
+    await waitForMessage(fastTenant, response.body.data.id, (m) => m.status === 'sent');
+    expect(Date.now() - started).to.be.below(2000);
+  });
+});

@@ -1,0 +1,483 @@
+import { expect } from 'chai';
+import { createServer } from 'node:net';
+import { planSegments } from '../../domain/encoding.ts';
+import { decodeGsm7 } from '../../providers/gsm7-bytes.ts';
+import { checkSmppConfig, concatUdh, createSmppProvider, describeStatus, type SmppConfig, type SmppOptions } from '../../providers/smpp.ts';
+import { parseReceiptDate, parseReceiptText, receiptToReport } from '../../providers/smpp-receipt.ts';
+import type { DeliveryReport, OutboundMessage, Provider } from '../../providers/types.ts';
+import { FakeSmsc } from '../support/fake-smsc.ts';
+
+const FAST: SmppOptions = { enquireLinkMs: 1_000, responseTimeoutMs: 1_000, rebindMinMs: 20, rebindMaxMs: 200 };
+
+function message(body: string, overrides: Partial<OutboundMessage> = {}): OutboundMessage {
+  const plan = planSegments(body);
+  return { messageId: 'msg_test', to: '+447700900123', from: '+447700900001', body, encoding: plan.encoding, segments: plan.segments, parts: plan.parts, ...overrides };
+}
+
+describe('SMPP provider', () => {
+  let smsc: FakeSmsc;
+  let reports: DeliveryReport[];
+  let onReport: (report: DeliveryReport) => Promise<void>;
+  let providers: Provider[];
+
+  function connect(config: Partial<SmppConfig> = {}, options: SmppOptions = {}): Provider {
+    const provider = createSmppProvider(
+      { host: '127.0.0.1', port: smsc.port, system_id: FakeSmsc.SYSTEM_ID, password: FakeSmsc.PASSWORD, ...config },
+      { routeId: 1, dlrUrl: 'http://127.0.0.1/unused', onReport: (report) => onReport(report) },
+      { ...FAST, ...options },
+    );
+    providers.push(provider);
+    return provider;
+  }
+
+  beforeEach(async () => {
+    smsc = await FakeSmsc.start();
+    reports = [];
+    onReport = async (report) => {
+      reports.push(report);
+    };
+    providers = [];
+  });
+
+  afterEach(async () => {
+    await Promise.all(providers.map((provider) => provider.close()));
+    await smsc.stop();
+  });
+
+  describe('submitting', () => {
+    it('binds as transceiver and sends a short GSM-7 message as unpacked bytes with data_coding 0', async () => {
+      const outcome = await connect().submit(message('Hi @£ Δ'));
+
+      expect(smsc.binds).to.equal(1);
+      expect(smsc.submits).to.have.length(1);
+      const submit = smsc.submits[0]!;
+      expect(outcome).to.deep.equal({ status: 'accepted', providerMessageId: submit.messageId });
+      expect(submit.messageId).to.not.equal('');
+      expect(submit).to.include({
+        systemId: FakeSmsc.SYSTEM_ID,
+        sourceAddr: '447700900001',
+        sourceAddrTon: 1,
+        sourceAddrNpi: 1,
+        destinationAddr: '447700900123',
+        destAddrTon: 1,
+        destAddrNpi: 1,
+        dataCoding: 0,
+        esmClass: 0,
+        registeredDelivery: 1,
+        text: 'Hi @£ Δ',
+      });
+      expect(submit.udh).to.equal(undefined);
+      expect(submit.shortMessage.toString('hex')).to.equal('48692000012010');
+    });
+
+    it('binds as transceiver for SMPP 3.4 with the configured system_type', async () => {
+      connect({ system_type: 'VMA' });
+      await smsc.waitFor(() => smsc.binds === 1);
+
+      expect(smsc.lastBind).to.deep.equal({ command: 'bind_transceiver', systemId: FakeSmsc.SYSTEM_ID, systemType: 'VMA', interfaceVersion: 0x34 });
+    });
+
+    it('gives an alphanumeric sender TON 5 NPI 0 and a short code TON 3 NPI 0', async () => {
+      const provider = connect();
+      await provider.submit(message('one', { from: 'Dispatch' }));
+      await provider.submit(message('two', { from: '12345' }));
+
+      expect(smsc.submits[0]).to.include({ sourceAddr: 'Dispatch', sourceAddrTon: 5, sourceAddrNpi: 0 });
+      expect(smsc.submits[1]).to.include({ sourceAddr: '12345', sourceAddrTon: 3, sourceAddrNpi: 0 });
+    });
+
+    it('encodes extension characters as an escape byte 0x1B and their code', async () => {
+      await connect().submit(message('a€[]{}\\|~^'));
+
+      const submit = smsc.submits[0]!;
+      expect(submit.shortMessage.toString('hex')).to.equal('611b651b3c1b3e1b281b291b2f1b401b3d1b14');
+      expect(submit.text).to.equal('a€[]{}\\|~^');
+    });
+
+    it('sends a long GSM-7 message as three concatenated parts sharing one UDH reference', async () => {
+      const body = 'The quick brown fox jumps over the lazy dog. '.repeat(9);
+      const sent = message(body);
+      expect(sent.parts).to.have.length(3);
+
+      const outcome = await connect().submit(sent);
+
+      expect(smsc.submits).to.have.length(3);
+      const reference = smsc.submits[0]!.udh![3];
+      smsc.submits.forEach((submit, i) => {
+        expect(submit.esmClass).to.equal(0x40);
+        expect(submit.dataCoding).to.equal(0);
+        expect([...submit.udh!]).to.deep.equal([0x05, 0x00, 0x03, reference, 3, i + 1]);
+      });
+      expect(smsc.submits.map((submit) => decodeGsm7(submit.shortMessage)).join('')).to.equal(body);
+      expect(smsc.submits.map((submit) => submit.text).join('')).to.equal(body);
+      expect(outcome).to.deep.equal({ status: 'accepted', providerMessageId: smsc.submits[0]!.messageId });
+    });
+
+    it('uses a new UDH reference for each concatenated message', async () => {
+      const provider = connect();
+      await provider.submit(message('x'.repeat(200)));
+      await provider.submit(message('y'.repeat(200)));
+
+      expect(smsc.submits).to.have.length(4);
+      expect(smsc.submits[2]!.udh![3]).to.equal((smsc.submits[0]!.udh![3]! + 1) & 0xff);
+    });
+
+    it('sends UCS-2 as UTF-16BE with data_coding 8, an emoji as its surrogate pair', async () => {
+      const outcome = await connect().submit(message('Ж😀'));
+
+      const submit = smsc.submits[0]!;
+      expect(outcome.status).to.equal('accepted');
+      expect(submit.dataCoding).to.equal(8);
+      expect(submit.shortMessage.toString('hex')).to.equal('0416d83dde00');
+      expect(submit.text).to.equal('Ж😀');
+    });
+
+    it('sends a long UCS-2 message in parts that re-join', async () => {
+      const body = 'Привет, мир! 😀 '.repeat(6);
+      await connect().submit(message(body));
+
+      expect(smsc.submits).to.have.length(2);
+      expect(smsc.submits.map((submit) => submit.dataCoding)).to.deep.equal([8, 8]);
+      expect(smsc.submits.map((submit) => submit.shortMessage.swap16().toString('utf16le')).join('')).to.equal(body);
+    });
+
+    for (const [name, status] of [
+      ['ESME_RTHROTTLED', 0x58],
+      ['ESME_RSYSERR', 0x08],
+      ['ESME_RMSGQFUL', 0x14],
+    ] as const) {
+      it(`treats ${name} as retryable`, async () => {
+        smsc.respondWith(status);
+        const outcome = await connect().submit(message('hello'));
+        expect(outcome).to.deep.equal({ status: 'retryable', code: 'provider_unavailable', message: `SMPP ${describeStatus(status)}` });
+      });
+    }
+
+    it('treats ESME_RINVDSTADR as a hard rejection', async () => {
+      smsc.respondWith(0x0b);
+      const outcome = await connect().submit(message('hello'));
+      expect(outcome).to.deep.equal({ status: 'rejected', code: 'provider_rejected', message: 'SMPP ESME_RINVDSTADR (0x0B)' });
+    });
+
+    it('reports the failure of a later part and sends no further parts', async () => {
+      smsc.respondWith((submit) => (submit.udh?.[5] === 2 ? 0x0b : 0));
+      const outcome = await connect().submit(message('z'.repeat(400)));
+
+      expect(outcome).to.include({ status: 'rejected', code: 'provider_rejected' });
+      expect(smsc.submits).to.have.length(2);
+    });
+
+    it('treats a submit_sm_resp that never comes as retryable once the response timeout passes', async () => {
+      smsc.respondWith(null);
+      const provider = connect({}, { responseTimeoutMs: 300 });
+      await smsc.waitFor(() => smsc.binds === 1);
+
+      const started = Date.now();
+      const outcome = await provider.submit(message('hello'));
+
+      expect(outcome).to.include({ status: 'retryable', code: 'provider_unavailable' });
+      expect(outcome).to.have.property('message').that.contains('submit_sm_resp');
+      expect(Date.now() - started).to.be.at.least(290);
+    });
+
+    it('answers retryable when the password is wrong, and keeps trying to bind without crashing', async () => {
+      const provider = connect({ password: 'wrong' }, { responseTimeoutMs: 300 });
+
+      const outcome = await provider.submit(message('hello'));
+
+      expect(outcome).to.include({ status: 'retryable', code: 'provider_unavailable' });
+      expect(outcome).to.have.property('message').that.contains('ESME_RINVPASWD (0x0E)');
+      await smsc.waitFor(() => smsc.refusedBinds >= 3);
+      expect(smsc.binds).to.equal(0);
+      expect(smsc.submits).to.have.length(0);
+    });
+
+    it('answers retryable when nothing listens on the port', async () => {
+      const probe = createServer().listen(0, '127.0.0.1');
+      await new Promise((resolve) => probe.once('listening', resolve));
+      const port = (probe.address() as { port: number }).port;
+      await new Promise((resolve) => probe.close(resolve));
+
+      const outcome = await connect({ port }, { responseTimeoutMs: 200 }).submit(message('hello'));
+
+      expect(outcome).to.include({ status: 'retryable', code: 'provider_unavailable' });
+    });
+  });
+
+  describe('keeping the bind', () => {
+    it('rebinds after the SMSC drops the connection, and a submit made meanwhile waits for it', async () => {
+      const provider = connect({}, { rebindMinMs: 300 });
+      expect((await provider.submit(message('before'))).status).to.equal('accepted');
+
+      smsc.dropConnections();
+      // The provider sees the drop at once on loopback, then waits 300 ms before rebinding.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(smsc.binds).to.equal(1);
+      const outcome = await provider.submit(message('after'));
+
+      expect(outcome.status).to.equal('accepted');
+      expect(smsc.binds).to.equal(2);
+      expect(smsc.submits.map((submit) => submit.text)).to.deep.equal(['before', 'after']);
+    });
+
+    it('rebinds after the SMSC unbinds', async () => {
+      const provider = connect();
+      await smsc.waitFor(() => smsc.binds === 1);
+
+      expect(await smsc.unbind()).to.equal(0);
+      await smsc.waitFor(() => smsc.binds === 2);
+
+      expect((await provider.submit(message('after unbind'))).status).to.equal('accepted');
+    });
+
+    it('sends enquire_link on its interval', async () => {
+      connect({}, { enquireLinkMs: 50 });
+      await smsc.waitFor(() => smsc.enquireLinks >= 3);
+    });
+
+    it('answers the SMSC enquire_link', async () => {
+      connect();
+      await smsc.waitFor(() => smsc.binds === 1);
+      expect(await smsc.enquireLink()).to.equal(0);
+    });
+
+    it('reconnects when the SMSC stops answering enquire_link', async () => {
+      connect({}, { enquireLinkMs: 50, responseTimeoutMs: 200 });
+      await smsc.waitFor(() => smsc.binds === 1);
+      smsc.answerEnquireLinks = false;
+      await smsc.waitFor(() => smsc.binds === 2);
+    });
+  });
+
+  describe('delivery receipts', () => {
+    async function submitted(provider = connect()): Promise<string> {
+      const outcome = await provider.submit(message('hello'));
+      if (outcome.status !== 'accepted') throw new Error(`not accepted: ${JSON.stringify(outcome)}`);
+      return outcome.providerMessageId;
+    }
+
+    it('reports DELIVRD as delivered at the done date', async () => {
+      const id = await submitted();
+
+      expect(await smsc.sendReceipt(id, 'DELIVRD', '000', { doneDate: '2401311415' })).to.equal(0);
+
+      expect(reports).to.deep.equal([{ providerMessageId: id, status: 'delivered', at: new Date('2024-01-31T14:15:00Z') }]);
+    });
+
+    for (const stat of ['UNDELIV', 'EXPIRED', 'REJECTD', 'DELETED', 'UNKNOWN']) {
+      it(`reports ${stat} as undelivered, keeping stat and err`, async () => {
+        const id = await submitted();
+
+        expect(await smsc.sendReceipt(id, stat, '042', { doneDate: '2401311415' })).to.equal(0);
+
+        expect(reports).to.deep.equal([
+          { providerMessageId: id, status: 'undelivered', errorCode: stat, errorMessage: `stat:${stat} err:042`, at: new Date('2024-01-31T14:15:00Z') },
+        ]);
+      });
+    }
+
+    it('sends no report for ACCEPTD and ENROUTE, and still answers them', async () => {
+      const id = await submitted();
+
+      expect(await smsc.sendReceipt(id, 'ACCEPTD')).to.equal(0);
+      expect(await smsc.sendReceipt(id, 'ENROUTE')).to.equal(0);
+
+      expect(reports).to.deep.equal([]);
+    });
+
+    it('prefers the receipted_message_id and message_state TLVs to the text', async () => {
+      connect();
+      await smsc.waitFor(() => smsc.binds === 1);
+
+      await smsc.sendReceiptText('id:1234567 sub:001 dlvrd:001 submit date:2401311400 done date:2401311415 stat:DELIVRD err:000 text:hello', {
+        receipted_message_id: '12d687',
+        message_state: 5,
+      });
+
+      expect(reports).to.have.length(1);
+      expect(reports[0]).to.include({ providerMessageId: '12d687', status: 'undelivered', errorCode: 'UNDELIV' });
+    });
+
+    it('reads an ASCII receipt under data_coding 0 byte for byte, underscores included', async () => {
+      connect();
+      await smsc.waitFor(() => smsc.binds === 1);
+
+      await smsc.sendReceipt('a_b$c@1', 'DELIVRD');
+
+      expect(reports.map((report) => report.providerMessageId)).to.deep.equal(['a_b$c@1']);
+    });
+
+    it('answers ESME_RX_T_APPN when the report cannot be recorded, so that the SMSC retries, and stays bound', async () => {
+      const provider = connect();
+      const id = await submitted(provider);
+      onReport = async () => {
+        throw new Error('database down');
+      };
+
+      expect(await smsc.sendReceipt(id, 'DELIVRD')).to.equal(0x64);
+
+      expect((await provider.submit(message('still bound'))).status).to.equal('accepted');
+      expect(smsc.binds).to.equal(1);
+    });
+
+    it('answers a deliver_sm that is not a receipt without reporting anything', async () => {
+      connect();
+      await smsc.waitFor(() => smsc.binds === 1);
+
+      expect(await smsc.sendReceiptText('id:1 stat:DELIVRD', { esm_class: 0 })).to.equal(0);
+
+      expect(reports).to.deep.equal([]);
+    });
+  });
+
+  describe('closing', () => {
+    const resources = (): string[] => process.getActiveResourcesInfo().filter((name) => name === 'Timeout' || name === 'TCPSocketWrap' || name === 'TLSWrap');
+    // Mocha arms the test's own timeout once the test function has returned its promise.
+    const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+    it('unbinds politely and leaves no timers or sockets behind', async () => {
+      await settle();
+      const before = resources();
+      const provider = connect({}, { enquireLinkMs: 50 });
+      await provider.submit(message('hello'));
+
+      await provider.close();
+      await smsc.waitFor(() => smsc.sessions === 0);
+      await settle();
+
+      expect(smsc.unbinds).to.equal(1);
+      expect(resources()).to.deep.equal(before);
+    });
+
+    it('stops retrying a refused bind when closed', async () => {
+      await settle();
+      const before = resources();
+      const provider = connect({ password: 'wrong' });
+      await smsc.waitFor(() => smsc.refusedBinds >= 2);
+
+      await provider.close();
+      const refused = smsc.refusedBinds;
+      await smsc.waitFor(() => smsc.sessions === 0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      expect(smsc.refusedBinds).to.equal(refused);
+      expect(resources()).to.deep.equal(before);
+    });
+
+    it('answers retryable to a submit after close', async () => {
+      const provider = connect();
+      await provider.close();
+
+      expect(await provider.submit(message('late'))).to.include({ status: 'retryable', code: 'provider_unavailable' });
+    });
+  });
+});
+
+describe('SMPP receipt text', () => {
+  it('reads the SMPP 3.4 Appendix B format', () => {
+    expect(parseReceiptText('id:0123456789 sub:001 dlvrd:001 submit date:2401311400 done date:2401311415 stat:DELIVRD err:000 text:Hello id:999')).to.deep.equal({
+      id: '0123456789',
+      sub: '001',
+      dlvrd: '001',
+      submitDate: '2401311400',
+      doneDate: '2401311415',
+      stat: 'DELIVRD',
+      err: '000',
+      text: 'Hello id:999',
+    });
+  });
+
+  it('reads keys in any case, with underscores, in another order and with fields missing', () => {
+    expect(parseReceiptText('ID:7F3A Stat:undeliv Err:001 Submit_Date:2401311400 Done_Date:240131141530 Text:x')).to.deep.equal({
+      id: '7F3A',
+      stat: 'undeliv',
+      err: '001',
+      submitDate: '2401311400',
+      doneDate: '240131141530',
+      text: 'x',
+    });
+    expect(parseReceiptText('id:42 stat:EXPIRED')).to.deep.equal({ id: '42', stat: 'EXPIRED' });
+  });
+
+  it('tolerates spaces after the colons and finds nothing in unrelated text', () => {
+    expect(parseReceiptText('id: 42  stat: DELIVRD')).to.deep.equal({ id: '42', stat: 'DELIVRD' });
+    expect(parseReceiptText('Your code is 1234')).to.deep.equal({});
+  });
+
+  it('reads done dates with and without seconds as UTC, and refuses impossible ones', () => {
+    expect(parseReceiptDate('2401311415')).to.deep.equal(new Date('2024-01-31T14:15:00Z'));
+    expect(parseReceiptDate('240131141530')).to.deep.equal(new Date('2024-01-31T14:15:30Z'));
+    expect(parseReceiptDate('2402301415')).to.equal(undefined);
+    expect(parseReceiptDate('24013114')).to.equal(undefined);
+    expect(parseReceiptDate(undefined)).to.equal(undefined);
+  });
+
+  it('turns receipts of several SMSC styles into reports', () => {
+    expect(receiptToReport({ text: 'id:abc sub:001 dlvrd:001 submit date:2401311400 done date:2401311415 stat:DELIVRD err:000 text:' })).to.deep.equal({
+      providerMessageId: 'abc',
+      status: 'delivered',
+      at: new Date('2024-01-31T14:15:00Z'),
+    });
+    expect(receiptToReport({ text: 'id:abc submit date:2401311400 done date:2401311415 stat:undeliv err:034' })).to.deep.equal({
+      providerMessageId: 'abc',
+      status: 'undelivered',
+      errorCode: 'undeliv',
+      errorMessage: 'stat:undeliv err:034',
+      at: new Date('2024-01-31T14:15:00Z'),
+    });
+    expect(receiptToReport({ text: '', receiptedMessageId: 'X1', messageState: 3 })).to.deep.equal({
+      providerMessageId: 'X1',
+      status: 'undelivered',
+      errorCode: 'EXPIRED',
+      errorMessage: 'stat:EXPIRED',
+    });
+    expect(receiptToReport({ text: 'id:1 stat:REJECTD', receiptedMessageId: 'ff01\u0004\'' })).to.include({ providerMessageId: 'ff01', errorCode: 'REJECTD' });
+  });
+
+  it('gives no report for states that are not final, unknown states, or a receipt without an id', () => {
+    expect(receiptToReport({ text: 'id:1 stat:ACCEPTD err:000' })).to.equal(null);
+    expect(receiptToReport({ text: 'id:1 stat:ENROUTE err:000' })).to.equal(null);
+    expect(receiptToReport({ text: 'id:1 stat:SCHEDULED' })).to.equal(null);
+    expect(receiptToReport({ text: 'stat:DELIVRD err:000' })).to.equal(null);
+  });
+});
+
+describe('SMPP helpers', () => {
+  it('builds the 6-byte concatenation UDH', () => {
+    expect([...concatUdh(300, 3, 2)]).to.deep.equal([0x05, 0x00, 0x03, 300 & 0xff, 3, 2]);
+  });
+
+  it('names command statuses with their code', () => {
+    expect(describeStatus(0x58)).to.equal('ESME_RTHROTTLED (0x58)');
+    expect(describeStatus(0x0e)).to.equal('ESME_RINVPASWD (0x0E)');
+    expect(describeStatus(0x4242)).to.equal('status 0x4242');
+  });
+});
+
+describe('checkSmppConfig', () => {
+  const valid = { host: 'smsc.example.com', port: 2775, system_id: 'dispatch', password: 'secret' };
+
+  it('accepts a complete config, with system_type and tls or without', () => {
+    expect(checkSmppConfig(valid)).to.equal(null);
+    expect(checkSmppConfig({ ...valid, system_type: 'VMA', tls: true })).to.equal(null);
+    expect(checkSmppConfig({ ...valid, host: '10.0.0.7', password: '' })).to.equal(null);
+  });
+
+  it('names the field that is wrong', () => {
+    const param = (config: unknown): string | undefined => checkSmppConfig(config)?.param;
+    expect(param(null)).to.equal('config');
+    expect(param([])).to.equal('config');
+    expect(param({ ...valid, url: 'x' })).to.equal('config.url');
+    expect(param({ ...valid, host: undefined })).to.equal('config.host');
+    expect(param({ ...valid, host: 'smsc example' })).to.equal('config.host');
+    expect(param({ ...valid, port: 0 })).to.equal('config.port');
+    expect(param({ ...valid, port: '2775' })).to.equal('config.port');
+    expect(param({ ...valid, system_id: '' })).to.equal('config.system_id');
+    expect(param({ ...valid, system_id: 'a'.repeat(65) })).to.equal('config.system_id');
+    expect(param({ ...valid, system_id: 'dispätch' })).to.equal('config.system_id');
+    expect(param({ ...valid, password: undefined })).to.equal('config.password');
+    expect(param({ ...valid, password: 'a'.repeat(65) })).to.equal('config.password');
+    expect(param({ ...valid, system_type: 5 })).to.equal('config.system_type');
+    expect(param({ ...valid, tls: 'yes' })).to.equal('config.tls');
+  });
+});

@@ -7,12 +7,12 @@ import { recordEvents } from './events.ts';
  * The message state machine: pending -> sent -> delivered | undelivered, and pending -> failed.
  * Final states never move. Each move is a guarded update, so a lost race changes nothing.
  */
-const MOVES: Record<Exclude<MessageStatus, 'pending'>, { from: MessageStatus; event: EventType | null }> = {
+const MOVES: Record<Exclude<MessageStatus, 'pending'>, { from: MessageStatus; event: EventType }> = {
   sent: { from: 'pending', event: 'message.sent' },
   failed: { from: 'pending', event: 'message.failed' },
   delivered: { from: 'sent', event: 'message.delivered' },
-  // The spec has no event type for it; the message's final status tells.
-  undelivered: { from: 'sent', event: null },
+  // The spec's message.failed covers every permanent failure, undeliverable included.
+  undelivered: { from: 'sent', event: 'message.failed' },
 };
 
 export type MessageChanges = Partial<Pick<MessageRow, 'route_id' | 'provider_message_id' | 'cost' | 'error' | 'sent_at' | 'delivered_at' | 'failed_at'>>;
@@ -21,6 +21,6 @@ export type MessageChanges = Partial<Pick<MessageRow, 'route_id' | 'provider_mes
 export async function moveMessage(trx: Knex.Transaction, id: string, to: Exclude<MessageStatus, 'pending'>, changes: MessageChanges): Promise<MessageRow | undefined> {
   const { from, event } = MOVES[to];
   const moved = await moveMessageStatus(trx, id, from, to, changes);
-  if (moved && event) await recordEvents(trx, [{ message: moved, type: event }]);
+  if (moved) await recordEvents(trx, [{ message: moved, type: event }]);
   return moved;
 }

@@ -181,6 +181,8 @@ describe('the message life', () => {
     expect(undelivered.cost).to.equal(0.01);
     expect(undelivered.failed_at).to.be.a('string');
     expect(await balanceOf(tenant.accountId)).to.equal('9.9900');
+    const events = await harness.db('events').where({ message_id: undelivered.id }).orderBy('created_at');
+    expect(events.map((e) => [e.type, e.data.status])).to.deep.equal([['message.sent', 'sent'], ['message.failed', 'undelivered']]);
   });
 
   it('fails over from an unavailable route to the next, settling the price difference through the ledger', async () => {

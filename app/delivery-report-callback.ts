@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Knex } from 'knex';
+import type { JobQueue } from '../db/queues.ts';
 import { findRouteByDlrToken } from '../db/routes.ts';
 import { ApiError } from '../domain/errors.ts';
 import { recordDeliveryReport } from '../domain/message-outcomes.ts';
@@ -11,7 +12,7 @@ import { successBody } from './envelope.ts';
  * the route's secret, so only its provider knows the URL. Answers 200 once the report is stored,
  * also for a repeat, and for a report that arrived before its submit response.
  */
-export function deliveryReportCallback(db: Knex) {
+export function deliveryReportCallback(db: Knex, jobs: JobQueue) {
   const router = express.Router();
   router.post('/callbacks/dlr/:token', express.json({ limit: '64kb' }), async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -19,7 +20,7 @@ export function deliveryReportCallback(db: Knex) {
       if (!route || route.provider !== 'http') throw new ApiError(404, 'invalid_request_error', 'not_found', 'Unknown delivery-report URL.');
       const report = parseHttpDeliveryReport(req.body);
       if (!report) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', 'A delivery report needs an id and a status of delivered, undelivered or failed.');
-      const outcome = await recordDeliveryReport(db, route.id, report);
+      const outcome = await recordDeliveryReport(db, jobs, route.id, report);
       res.status(200).json(successBody(res.locals.requestId, { received: true, outcome }));
     } catch (error) {
       next(error);

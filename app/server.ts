@@ -5,6 +5,7 @@ import { connect } from '../db/connection.ts';
 import { migrateLatest, migrationsCurrent } from '../db/migrate.ts';
 import { jobQueueOf, startQueues } from '../db/queues.ts';
 import { recordDeliveryReport } from '../domain/message-outcomes.ts';
+import { startWebhookWorker } from '../jobs/deliver-webhook.ts';
 import { startSendWorker } from '../jobs/send-message.ts';
 import { ProviderPool } from '../jobs/provider-pool.ts';
 import { deliveryReportCallback } from './delivery-report-callback.ts';
@@ -33,11 +34,24 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   const db = connect(databaseUrl);
   await migrateLatest(db);
   const boss = await startQueues(databaseUrl, (error) => logger.error({ err: error }, 'job queue error'));
+  // An attempt job that outlives its timeout by this much belongs to a process that died: it is retried.
+  const jobs = jobQueueOf(boss, { deliverWebhook: { expireInSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 5 } });
   let origin = '';
   const providers = new ProviderPool(() => origin, async (routeId, report) => {
-    await recordDeliveryReport(db, routeId, report).catch((error) => logger.error({ err: error, route_id: routeId }, 'could not record a delivery report'));
+    await recordDeliveryReport(db, jobs, routeId, report).catch((error) => logger.error({ err: error, route_id: routeId }, 'could not record a delivery report'));
   });
-  await startSendWorker(boss, { db, providers, onError: (error, messageId) => logger.error({ err: error, message_id: messageId }, 'send failed unexpectedly; the job will be retried') });
+  await startSendWorker(boss, { db, jobs, providers, onError: (error, messageId) => logger.error({ err: error, message_id: messageId }, 'send failed unexpectedly; the job will be retried') });
+  await startWebhookWorker(boss, {
+    db,
+    jobs,
+    settings: {
+      retrySchedule: config.webhookRetrySchedule,
+      disableAfter: config.webhookDisableAfter,
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivate: config.webhookAllowPrivateUrls,
+    },
+    onError: (error, deliveryId) => logger.error({ err: error, delivery_id: deliveryId }, 'webhook attempt failed unexpectedly; the job will be retried'),
+  });
   const keyUsage = new KeyUsageRecorder(db, KEY_USAGE_FLUSH_MS, (error) => logger.error({ err: error }, 'could not record key use'));
   keyUsage.start();
   const auth: AuthDependencies = {
@@ -48,10 +62,10 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     adminToken: config.adminToken,
   };
   const app = await createApp({
-    callbacks: deliveryReportCallback(db),
+    callbacks: deliveryReportCallback(db, jobs),
     services: {
       db,
-      jobs: jobQueueOf(boss),
+      jobs,
       settings: { webhookAllowPrivateUrls: config.webhookAllowPrivateUrls },
       keyLastUsed: (keyId, stored) => keyUsage.lastUsed(keyId, stored),
     },

@@ -5,7 +5,9 @@ import { PgBoss, fromKnex, type QueueOptions } from 'pg-boss';
 export const QUEUES = {
   // Retried with backoff for about 15 minutes (8 retries, 5 s doubling to at most 5 min) when every route failed retryably.
   sendMessage: { name: 'send-message', options: { retryLimit: 8, retryDelay: 5, retryBackoff: true, retryDelayMax: 300 } },
-  deliverWebhook: { name: 'deliver-webhook', options: { retryLimit: 0 } },
+  // Each attempt is its own job, scheduled by the delivery rules; pg-boss retries only an attempt
+  // whose process died (the job expired while active).
+  deliverWebhook: { name: 'deliver-webhook', options: { retryLimit: 3, retryDelay: 1 } },
 } satisfies Record<string, { name: string; options: QueueOptions }>;
 
 export type QueueKey = keyof typeof QUEUES;
@@ -16,12 +18,15 @@ export interface JobQueue {
   enqueueMany(trx: Knex.Transaction, queue: QueueKey, data: object[]): Promise<void>;
 }
 
-export const jobQueueOf = (boss: PgBoss): JobQueue => ({
+/** Options every job of a queue gets that depend on configuration (such as how long an attempt may run). */
+export type JobDefaults = Partial<Record<QueueKey, { expireInSeconds?: number }>>;
+
+export const jobQueueOf = (boss: PgBoss, defaults: JobDefaults = {}): JobQueue => ({
   async enqueue(trx, queue, data, startAfter) {
-    await boss.send(QUEUES[queue].name, data, { db: fromKnex(trx), ...(startAfter && { startAfter }) });
+    await boss.send(QUEUES[queue].name, data, { db: fromKnex(trx), ...defaults[queue], ...(startAfter && { startAfter }) });
   },
   async enqueueMany(trx, queue, data) {
-    if (data.length > 0) await boss.insert(QUEUES[queue].name, data.map((item) => ({ data: item })), { db: fromKnex(trx) });
+    if (data.length > 0) await boss.insert(QUEUES[queue].name, data.map((item) => ({ data: item, ...defaults[queue] })), { db: fromKnex(trx) });
   },
 });
 
@@ -30,7 +35,8 @@ export const jobQueueOf = (boss: PgBoss): JobQueue => ({
  * queue) wakes a worker within milliseconds of a job's commit instead of at its next poll.
  */
 export async function startQueues(databaseUrl: string, onError: (error: Error) => void): Promise<PgBoss> {
-  const boss = new PgBoss({ connectionString: databaseUrl, useListenNotify: true });
+  // Supervision every 10 s (not 60) returns the jobs of a process that died to the queue sooner.
+  const boss = new PgBoss({ connectionString: databaseUrl, useListenNotify: true, superviseIntervalSeconds: 10 });
   boss.on('error', onError);
   await boss.start();
   for (const { name, options } of Object.values(QUEUES)) {

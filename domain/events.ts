@@ -1,16 +1,20 @@
 import type { Knex } from 'knex';
 import { insertEvents, type EventRow, type EventType } from '../db/events.ts';
 import type { MessageRow } from '../db/messages.ts';
+import type { JobQueue } from '../db/queues.ts';
 import { newId } from './ids.ts';
 import { messageView } from './message-view.ts';
+import { fanOut } from './webhooks.ts';
 
 /**
  * The one way events come to exist: called inside the transaction that changes the messages'
  * status, so an event is recorded exactly when its change commits. Webhook delivery builds on it.
  */
-export async function recordEvents(trx: Knex.Transaction, changes: { message: MessageRow; type: EventType }[]): Promise<EventRow[]> {
-  return insertEvents(
+export async function recordEvents(trx: Knex.Transaction, jobs: JobQueue, changes: { message: MessageRow; type: EventType }[]): Promise<EventRow[]> {
+  const events = await insertEvents(
     trx,
     changes.map(({ message, type }) => ({ id: newId('evt'), account_id: message.account_id, type, message_id: message.id, data: { ...messageView(message) } })),
   );
+  await fanOut(trx, jobs, events);
+  return events;
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { EventType } from '../db/events.ts';
 import { moveMessageStatus, type MessageRow, type MessageStatus } from '../db/messages.ts';
+import type { JobQueue } from '../db/queues.ts';
 import { recordEvents } from './events.ts';
 
 /**
@@ -18,9 +19,9 @@ const MOVES: Record<Exclude<MessageStatus, 'pending'>, { from: MessageStatus; ev
 export type MessageChanges = Partial<Pick<MessageRow, 'route_id' | 'provider_message_id' | 'cost' | 'error' | 'sent_at' | 'delivered_at' | 'failed_at'>>;
 
 /** Moves a message to `to` with its changes and records the move's event; undefined when the message was not in the state the move starts from. */
-export async function moveMessage(trx: Knex.Transaction, id: string, to: Exclude<MessageStatus, 'pending'>, changes: MessageChanges): Promise<MessageRow | undefined> {
+export async function moveMessage(trx: Knex.Transaction, jobs: JobQueue, id: string, to: Exclude<MessageStatus, 'pending'>, changes: MessageChanges): Promise<MessageRow | undefined> {
   const { from, event } = MOVES[to];
   const moved = await moveMessageStatus(trx, id, from, to, changes);
-  if (moved) await recordEvents(trx, [{ message: moved, type: event }]);
+  if (moved) await recordEvents(trx, jobs, [{ message: moved, type: event }]);
   return moved;
 }

@@ -146,7 +146,7 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
     return item.problem ? { ...message, status: 'failed' as const, error: item.problem, failed_at: now } : message;
   });
   const stored = await insertMessages(trx, rows);
-  await recordEvents(trx, stored.filter((message) => message.status === 'failed').map((message) => ({ message, type: 'message.failed' as const })));
+  await recordEvents(trx, jobs, stored.filter((message) => message.status === 'failed').map((message) => ({ message, type: 'message.failed' as const })));
   await jobs.enqueueMany(trx, 'sendMessage', accepted.map((item) => ({ message_id: item.id })));
   const byId = new Map(stored.map((message) => [message.id, message]));
   return { messages: items.map((item) => byId.get(item.id) as MessageRow), accepted: accepted.length, failed: items.length - accepted.length };

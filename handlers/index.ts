@@ -3,10 +3,12 @@ import { adminCreateAccount, adminCreateApiKey, adminCreditAccount, adminGetAcco
 import { adminCreateBlocklistEntry, adminDeleteBlocklistEntry } from './admin/blocklist.ts';
 import { adminAssignRoute, adminCreateRoute, adminGetRoute, adminListRoutes, adminUnassignRoute, adminUpdateRoute } from './admin/routes.ts';
 import { adminApproveSender, adminRejectSender, adminSuspendSender } from './admin/senders.ts';
+import { adminEnableWebhookEndpoint, adminListWebhookAttempts } from './admin/webhooks.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
+import { listEvents } from './events.ts';
 import { getMessage, listMessages, sendBulkMessages, sendMessage } from './messages.ts';
-import { notYetImplemented } from './pending.ts';
 import { createSender, getSender, listSenders } from './senders.ts';
+import { createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints } from './webhooks.ts';
 import type { HandlerMap } from './types.ts';
 
 /** Every operation of openapi.yaml, by operationId. tsc fails when one is missing or answers an undeclared status. */
@@ -24,11 +26,11 @@ export const handlers = {
   listApiKeys,
   createApiKey,
   revokeApiKey,
-  listWebhookEndpoints: notYetImplemented,
-  createWebhookEndpoint: notYetImplemented,
-  getWebhookEndpoint: notYetImplemented,
-  deleteWebhookEndpoint: notYetImplemented,
-  listEvents: notYetImplemented,
+  listWebhookEndpoints,
+  createWebhookEndpoint,
+  getWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listEvents,
   adminCreateAccount,
   adminGetAccount,
   adminCreditAccount,
@@ -44,6 +46,6 @@ export const handlers = {
   adminSuspendSender,
   adminCreateBlocklistEntry,
   adminDeleteBlocklistEntry,
-  adminEnableWebhookEndpoint: notYetImplemented,
-  adminListWebhookAttempts: notYetImplemented,
+  adminEnableWebhookEndpoint,
+  adminListWebhookAttempts,
 } satisfies HandlerMap;

@@ -1,8 +1,10 @@
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import type { BlocklistRow } from '../db/blocklist.ts';
+import type { EventRow } from '../db/events.ts';
 import type { MessageRow } from '../db/messages.ts';
 import type { AssignmentRow, RouteRow } from '../db/routes.ts';
+import type { AttemptRow, EndpointRow } from '../db/webhooks.ts';
 import type { SenderRow } from '../db/senders.ts';
 import { isKeyActive } from '../domain/api-keys.ts';
 import { messageView } from '../domain/message-view.ts';
@@ -116,5 +118,45 @@ export const toBlocklistEntry = (row: BlocklistRow): Schemas['BlocklistEntry'] =
   number: row.number,
   account_id: row.account_id,
   reason: row.reason,
+  created_at: iso(row.created_at),
+});
+
+export const toWebhookEndpoint = (row: EndpointRow): Schemas['WebhookEndpoint'] => ({
+  id: row.id,
+  object: 'webhook_endpoint',
+  url: row.url,
+  description: row.description,
+  events: row.events as Schemas['WebhookEndpoint']['events'],
+  is_active: row.is_active,
+  failure_count: row.failure_count,
+  last_success_at: isoOrNull(row.last_success_at),
+  last_failure_at: isoOrNull(row.last_failure_at),
+  disabled_at: isoOrNull(row.disabled_at),
+  created_at: iso(row.created_at),
+});
+
+export const toWebhookEndpointWithSecret = (row: EndpointRow): Schemas['WebhookEndpointWithSecret'] => ({
+  ...toWebhookEndpoint(row),
+  signing_secret: row.signing_secret,
+});
+
+export const toEvent = (row: EventRow): Schemas['Event'] => ({
+  id: row.id,
+  object: 'event',
+  type: row.type,
+  created_at: iso(row.created_at),
+  data: row.data as unknown as Schemas['Event']['data'],
+});
+
+export const toWebhookAttempt = (row: AttemptRow): Schemas['WebhookAttempt'] => ({
+  id: row.id,
+  object: 'webhook_attempt',
+  endpoint_id: row.endpoint_id,
+  event_id: row.event_id,
+  attempt: row.attempt,
+  succeeded: row.succeeded,
+  status_code: row.status_code,
+  error: row.error,
+  duration_ms: row.duration_ms,
   created_at: iso(row.created_at),
 });

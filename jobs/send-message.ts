@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { PgBoss } from 'pg-boss';
 import { recordAttempt } from '../db/message-attempts.ts';
 import { findMessageById } from '../db/messages.ts';
-import { QUEUES } from '../db/queues.ts';
+import { QUEUES, type JobQueue } from '../db/queues.ts';
 import { activeAccountRoutes } from '../db/routes.ts';
 import { planSegments } from '../domain/encoding.ts';
 import { chargeForRoute, recordAcceptance, recordFailure } from '../domain/message-outcomes.ts';
@@ -12,6 +12,7 @@ import type { ProviderPool } from './provider-pool.ts';
 
 export interface SendDependencies {
   db: Knex;
+  jobs: JobQueue;
   providers: ProviderPool;
   /** An unexpected failure while sending; the job is retried. */
   onError: (error: unknown, messageId: string) => void;
@@ -45,12 +46,12 @@ export async function sendMessage(deps: SendDependencies, messageId: string, las
     const outcome = await deps.providers.get(route).submit(outbound);
     const attempt = { messageId: message.id, routeId: route.id, durationMs: performance.now() - started };
     if (outcome.status === 'accepted') {
-      await recordAcceptance(deps.db, message.id, route, price, outcome.providerMessageId, attempt);
+      await recordAcceptance(deps.db, deps.jobs, message.id, route, price, outcome.providerMessageId, attempt);
       return 'done';
     }
     const error = { type: 'provider_error' as const, code: outcome.code, message: outcome.message };
     if (outcome.status === 'rejected') {
-      await recordFailure(deps.db, message.id, error, { ...attempt, outcome: 'rejected', errorCode: outcome.code, errorMessage: outcome.message });
+      await recordFailure(deps.db, deps.jobs, message.id, error, { ...attempt, outcome: 'rejected', errorCode: outcome.code, errorMessage: outcome.message });
       return 'done';
     }
     await recordAttempt(deps.db, { ...attempt, outcome: 'retryable', errorCode: outcome.code, errorMessage: outcome.message });
@@ -58,7 +59,7 @@ export async function sendMessage(deps: SendDependencies, messageId: string, las
   }
 
   if (!lastTry) return 'retry';
-  await recordFailure(deps.db, message.id, { type: 'provider_error', code: 'provider_unavailable', message: `Every eligible route failed: ${lastProblem}` });
+  await recordFailure(deps.db, deps.jobs, message.id, { type: 'provider_error', code: 'provider_unavailable', message: `Every eligible route failed: ${lastProblem}` });
   return 'done';
 }
 

@@ -19,7 +19,7 @@ export interface paths {
          *
          *     Accepts one SMS and answers `201` with the stored message in status `pending`. Delivery
          *     continues in the background and is reported by the events `message.sent`, then
-         *     `message.delivered` (or a final `undelivered` status), or `message.failed`.
+         *     `message.delivered`, or `message.failed` (with `data.status` `failed` or `undelivered`).
          *
          *     Before accepting, Dispatch checks, in this order, and stores and charges nothing when a
          *     check fails:

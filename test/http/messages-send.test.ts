@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ledgerSum } from '../../db/ledger.ts';
+import { jobQueueOf } from '../../db/queues.ts';
 import { call, expectError } from '../support/client.ts';
 import { addRoute, createAdminKey, sendingTenant, waitForMessage } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
@@ -234,7 +235,7 @@ describe('the message life', () => {
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
     const undelivered = await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'undelivered');
     const { recordDeliveryReport } = await import('../../domain/message-outcomes.ts');
-    await recordDeliveryReport(harness.db, undelivered.route_id, { providerMessageId: undelivered.provider_message_id, status: 'delivered' });
+    await recordDeliveryReport(harness.db, jobQueueOf(harness.dispatch.boss), undelivered.route_id, { providerMessageId: undelivered.provider_message_id, status: 'delivered' });
     const after = await call('GET', `/messages/${undelivered.id}`, { auth: tenant.key });
     expect(after.body.data.status).to.equal('undelivered');
     expect(after.body.data.delivered_at).to.equal(null);

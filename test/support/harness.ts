@@ -10,9 +10,15 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 /** The running service and its database, shared by every test of the run (tests isolate by account). */
 export const harness = {} as { database: TestDatabase; dispatch: Dispatch; baseUrl: string; db: Knex };
 
+/**
+ * Webhook settings every instance of the run shares (all of them work the same queues): three
+ * attempts one second apart and a one-second timeout, so that retries finish within a test.
+ */
+export const TEST_WEBHOOK_ENV = { WEBHOOK_RETRY_SCHEDULE: '0,1,1', WEBHOOK_TIMEOUT_MS: '1000' };
+
 /** Starts a Dispatch process in this test process, on a free port, against the run's database. */
 export async function startInstance(databaseUrl: string, env: Record<string, string> = {}, logger?: Logger): Promise<Dispatch> {
-  const config = loadConfig({ PORT: '0', ADMIN_TOKEN, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env, DATABASE_URL: databaseUrl });
+  const config = loadConfig({ PORT: '0', ADMIN_TOKEN, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ...TEST_WEBHOOK_ENV, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env, DATABASE_URL: databaseUrl });
   return startDispatch(config, databaseUrl, logger ?? createLogger(config.logLevel));
 }
 

@@ -1,0 +1,141 @@
+import type { Knex } from 'knex';
+import { fetchPage, type Page, type PageRequest } from './pagination.ts';
+
+export interface EndpointRow {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  signing_secret: string;
+  is_active: boolean;
+  failure_count: number;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+  disabled_at: Date | null;
+  deleted_at: Date | null;
+  created_at: Date;
+}
+
+export interface DeliveryRow {
+  id: number;
+  endpoint_id: string;
+  event_id: string;
+  status: 'pending' | 'succeeded' | 'abandoned';
+  attempts: number;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+export interface AttemptRow {
+  id: string;
+  delivery_id: number;
+  endpoint_id: string;
+  event_id: string;
+  attempt: number;
+  succeeded: boolean;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: Date;
+}
+
+const live = (db: Knex) => db<EndpointRow>('webhook_endpoints').whereNull('deleted_at');
+
+export async function insertEndpoint(db: Knex, endpoint: Pick<EndpointRow, 'id' | 'account_id' | 'url' | 'description' | 'events' | 'signing_secret'>): Promise<EndpointRow> {
+  const [row] = await db<EndpointRow>('webhook_endpoints').insert(endpoint).returning('*');
+  return row;
+}
+
+export async function findEndpoint(db: Knex, id: string, accountId?: string): Promise<EndpointRow | undefined> {
+  const query = live(db).andWhere({ id });
+  if (accountId !== undefined) query.andWhere({ account_id: accountId });
+  return query.first();
+}
+
+export async function listEndpoints(db: Knex, accountId: string): Promise<EndpointRow[]> {
+  return live(db).andWhere({ account_id: accountId }).orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'desc' },
+  ]);
+}
+
+export async function deleteEndpoint(db: Knex, accountId: string, id: string): Promise<boolean> {
+  return (await live(db).andWhere({ account_id: accountId, id }).update({ deleted_at: db.fn.now(), is_active: false })) > 0;
+}
+
+/** The active endpoints of these accounts, to fan events out to. */
+export async function activeEndpointsOf(db: Knex, accountIds: string[]): Promise<Pick<EndpointRow, 'id' | 'account_id' | 'events'>[]> {
+  return live(db).whereIn('account_id', [...new Set(accountIds)]).andWhere({ is_active: true }).select('id', 'account_id', 'events');
+}
+
+export async function insertDeliveries(db: Knex, deliveries: Pick<DeliveryRow, 'endpoint_id' | 'event_id'>[]): Promise<DeliveryRow[]> {
+  if (deliveries.length === 0) return [];
+  return db<DeliveryRow>('webhook_deliveries').insert(deliveries).returning('*');
+}
+
+/** A delivery with what it needs to be sent; with `lock`, its row locked for the transaction. */
+export async function findDelivery(db: Knex, id: number, lock = false) {
+  const query = db('webhook_deliveries as d')
+    .join('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .join('events as e', 'e.id', 'd.event_id')
+    .where('d.id', id);
+  if (lock) query.forUpdate('d');
+  return query.first(
+      'd.id', 'd.status', 'd.attempts', 'd.endpoint_id', 'd.event_id',
+      'w.url', 'w.signing_secret', 'w.is_active', 'w.deleted_at',
+      'e.type', 'e.data', 'e.created_at as event_created_at',
+    ) as Promise<
+    | (Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'endpoint_id' | 'event_id'> &
+        Pick<EndpointRow, 'url' | 'signing_secret' | 'is_active' | 'deleted_at'> & { type: string; data: Record<string, unknown>; event_created_at: Date })
+    | undefined
+  >;
+}
+
+export async function finishDelivery(db: Knex, id: number, status: 'succeeded' | 'abandoned', attempts: number): Promise<void> {
+  await db('webhook_deliveries').where({ id }).update({ status, attempts, finished_at: db.fn.now() });
+}
+
+/** Abandons a delivery that is still pending, without an attempt (its endpoint is gone or disabled). */
+export async function abandonDelivery(db: Knex, id: number): Promise<void> {
+  await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'abandoned', finished_at: db.fn.now() });
+}
+
+export async function countAttempt(db: Knex, id: number, attempts: number): Promise<void> {
+  await db('webhook_deliveries').where({ id }).update({ attempts });
+}
+
+export async function insertAttempt(db: Knex, attempt: Omit<AttemptRow, 'created_at'>): Promise<void> {
+  await db('webhook_attempts').insert(attempt);
+}
+
+export async function listAttempts(db: Knex, endpointId: string, page: PageRequest): Promise<Page<AttemptRow>> {
+  return fetchPage<AttemptRow>(db<AttemptRow>('webhook_attempts').where({ endpoint_id: endpointId }), page);
+}
+
+export async function recordEndpointSuccess(db: Knex, id: string): Promise<void> {
+  await db('webhook_endpoints').where({ id }).update({ failure_count: 0, last_success_at: db.fn.now() });
+}
+
+export async function recordEndpointFailedAttempt(db: Knex, id: string): Promise<void> {
+  await db('webhook_endpoints').where({ id }).update({ last_failure_at: db.fn.now() });
+}
+
+/** Counts one more failed delivery in a row; answers the new count. */
+export async function countFailedDelivery(db: Knex, id: string): Promise<number> {
+  const [row] = await db('webhook_endpoints').where({ id }).increment('failure_count', 1).returning('failure_count');
+  return row.failure_count;
+}
+
+/** Disables an active endpoint and abandons its pending deliveries; false when it was not active. */
+export async function disableEndpoint(db: Knex, id: string): Promise<boolean> {
+  const disabled = await db('webhook_endpoints').where({ id, is_active: true }).update({ is_active: false, disabled_at: db.fn.now() });
+  if (disabled === 0) return false;
+  await db('webhook_deliveries').where({ endpoint_id: id, status: 'pending' }).update({ status: 'abandoned', finished_at: db.fn.now() });
+  return true;
+}
+
+export async function enableEndpoint(db: Knex, id: string): Promise<EndpointRow | undefined> {
+  const [row] = await live(db).andWhere({ id }).update({ is_active: true, disabled_at: null, failure_count: 0 }).returning('*');
+  return row;
+}

@@ -1,0 +1,18 @@
+import { enableEndpoint, findEndpoint, listAttempts } from '../../db/webhooks.ts';
+import { notFound } from '../../domain/errors.ts';
+import { toPagination, toWebhookAttempt, toWebhookEndpoint } from '../representations.ts';
+import type { AdminHandler } from '../types.ts';
+
+export const adminEnableWebhookEndpoint: AdminHandler<'adminEnableWebhookEndpoint'> = async ({ params }, { services }) => {
+  const endpoint = await enableEndpoint(services.db, params.id);
+  if (!endpoint) throw notFound('webhook_endpoint', params.id);
+  return { status: 200, data: toWebhookEndpoint(endpoint) };
+};
+
+export const adminListWebhookAttempts: AdminHandler<'adminListWebhookAttempts'> = async ({ params, query }, { services }) => {
+  if (!(await findEndpoint(services.db, params.id))) throw notFound('webhook_endpoint', params.id);
+  const page = query.page ?? 1;
+  const limit = query.limit ?? 50;
+  const { rows, total } = await listAttempts(services.db, params.id, { page, limit });
+  return { status: 200, data: rows.map(toWebhookAttempt), pagination: toPagination(page, limit, total) };
+};

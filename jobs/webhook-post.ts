@@ -1,0 +1,182 @@
+// One HTTP POST of a webhook delivery: the network half of an attempt, with everything that
+// can go wrong turned into a result rather than an exception.
+//
+// node:http rather than fetch, because fetch takes no Agent, and the Agent is the SSRF guard
+// that matters: request-filtering-agent checks the address actually connected to (after DNS,
+// at delivery time), which the creation-time check in domain/ssrf-guard.ts cannot do.
+import http from 'node:http';
+import https from 'node:https';
+import { useAgent } from 'request-filtering-agent';
+
+export interface WebhookPostResult {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface WebhookPostOptions {
+  /** Deadline for the whole exchange: connect, send, response headers and (capped) body. */
+  timeoutMs: number;
+  /** Allow loopback, private and link-local addresses (WEBHOOK_ALLOW_PRIVATE_URLS). */
+  allowPrivate: boolean;
+}
+
+/** The response body is read only to let the exchange finish; past this much we stop. */
+const RESPONSE_BODY_CAP = 64 * 1024;
+
+/** request-filtering-agent's refusals are plain Errors; this is the only way to tell them. */
+const AGENT_REFUSAL = /^DNS lookup .* is not allowed\./;
+const TLS_ERROR_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH$)/;
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code) return code;
+  // With happy eyeballs (autoSelectFamily), failing to reach every address of a host gives an
+  // AggregateError of the per-address errors.
+  if (error instanceof AggregateError) return errorCode(error.errors[0]);
+  return undefined;
+}
+
+/** OpenSSL's messages carry a hex error id and a source path; keep the reason. */
+function tlsReason(message: string): string {
+  return /SSL routines:[^:]*:([^:\n]+)/.exec(message)?.[1] ?? message;
+}
+
+function describeNetworkError(error: unknown, host: string): string {
+  const message = (error instanceof Error ? error.message : String(error)).trim().replace(/\s+/g, ' ');
+  if (AGENT_REFUSAL.test(message)) return `address not allowed: ${message}`;
+  const code = errorCode(error);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+      return `host ${host} does not resolve`;
+    case 'EAI_AGAIN':
+      return `DNS lookup of ${host} failed (temporary)`;
+    case 'ECONNRESET':
+      return 'connection reset';
+    case 'EPIPE':
+      return 'connection closed while sending';
+    case 'ETIMEDOUT':
+      return 'connection timed out';
+    case 'EHOSTUNREACH':
+      return 'host unreachable';
+    case 'ENETUNREACH':
+      return 'network unreachable';
+    case 'HPE_INVALID_CONSTANT':
+    case 'HPE_INVALID_STATUS':
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_HEADER_OVERFLOW':
+      return `invalid HTTP response: ${message}`;
+  }
+  if (code !== undefined && TLS_ERROR_CODE.test(code)) return `TLS error: ${tlsReason(message)}`;
+  return message || code || 'request failed';
+}
+
+function withContentLength(headers: Record<string, string>, length: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== 'content-length') out[name] = value;
+  }
+  out['Content-Length'] = String(length);
+  return out;
+}
+
+/**
+ * POSTs rawBody, exactly as given, to url. Success is a 2xx answer whose body (up to 64 KiB)
+ * arrives within timeoutMs. Redirects are not followed: the receiver must give the URL it
+ * answers on, and following one would bypass the creation-time check. Never throws.
+ */
+export async function postWebhook(
+  url: string,
+  rawBody: string,
+  headers: Record<string, string>,
+  options: WebhookPostOptions,
+): Promise<WebhookPostResult> {
+  const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
+  const failure = (error: string): WebhookPostResult => ({ ok: false, statusCode: null, error, durationMs: elapsed() });
+
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return failure('invalid URL');
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    return failure(`unsupported URL scheme ${target.protocol}`);
+  }
+
+  // useAgent builds a new agent whenever options are given (only the option-less call returns
+  // its shared global agent). A new agent per delivery, without keep-alive and destroyed at the
+  // end, leaves no socket behind to hold the worker or the process. It is given the normalised
+  // href: useAgent picks http or https by a case-sensitive startsWith('https').
+  const agent = useAgent(target.href, { allowPrivateIPAddress: options.allowPrivate, keepAlive: false });
+  const body = Buffer.from(rawBody, 'utf8');
+  const host = target.hostname;
+
+  return new Promise<WebhookPostResult>((resolve) => {
+    let settled = false;
+    let statusSeen: number | null = null;
+    let request: http.ClientRequest | undefined;
+
+    const finish = (ok: boolean, statusCode: number | null, error: string | null): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      request?.destroy();
+      agent.destroy();
+      resolve({ ok, statusCode, error, durationMs: elapsed() });
+    };
+
+    const deadline = setTimeout(() => {
+      finish(
+        false,
+        statusSeen,
+        statusSeen === null
+          ? `no answer within ${options.timeoutMs} ms`
+          : `no answer within ${options.timeoutMs} ms (status ${statusSeen} received, body unfinished)`,
+      );
+    }, options.timeoutMs);
+
+    try {
+      const send = target.protocol === 'https:' ? https.request : http.request;
+      request = send(target, { method: 'POST', headers: withContentLength(headers, body.length), agent });
+    } catch (error) {
+      // Invalid header names or values throw synchronously.
+      finish(false, null, `invalid request: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+
+    // Stays attached after settling: destroying the request may still emit an error.
+    request.on('error', (error) => finish(false, statusSeen, describeNetworkError(error, host)));
+
+    request.on('response', (response) => {
+      response.on('error', (error) => {
+        finish(false, statusSeen, `response interrupted: ${describeNetworkError(error, host)}`);
+      });
+      const status = response.statusCode ?? 0;
+      if (status >= 300 && status < 400) {
+        finish(false, status, `redirect (${status}) not followed`);
+        return;
+      }
+      if (status < 200 || status >= 300) {
+        finish(false, status, `HTTP ${status}`);
+        return;
+      }
+      statusSeen = status;
+      let received = 0;
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received >= RESPONSE_BODY_CAP) finish(true, status, null);
+      });
+      response.on('end', () => finish(true, status, null));
+      response.on('close', () => {
+        if (!response.complete) finish(false, status, 'response interrupted: connection closed before the body ended');
+      });
+    });
+
+    request.end(body);
+  });
+}

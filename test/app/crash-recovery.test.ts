@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { expect } from 'chai';
+import pg from 'pg';
+import { randomBase62 } from '../../domain/ids.ts';
+import { call } from '../support/client.ts';
+import { ADMIN_TOKEN, harness, TEST_WEBHOOK_ENV } from '../support/harness.ts';
+import { WebhookReceiver } from '../support/webhook-receiver.ts';
+
+/** A Dispatch in its own OS process, so that it can be killed the hard way. */
+async function startProcess(databaseUrl: string): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const env = { ...process.env, ...TEST_WEBHOOK_ENV, DATABASE_URL: databaseUrl, ADMIN_TOKEN, PORT: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: 'warn' };
+  const child = spawn(process.execPath, ['app/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 30_000);
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const found = /listening on (\S+)/.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    });
+    child.stderr.on('data', (chunk) => (output += chunk));
+  });
+  return { child, baseUrl };
+}
+
+const crashDatabase = () => `${harness.database.name}_crash`;
+
+describe('a Dispatch process killed during a webhook delivery', function () {
+  this.timeout(90_000);
+  let admin: pg.Client;
+  let databaseUrl: string;
+  let receiver: WebhookReceiver;
+
+  before(async () => {
+    const server = new URL(harness.database.url);
+    admin = new pg.Client({ connectionString: server.toString() });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${crashDatabase()}`);
+    server.pathname = `/${crashDatabase()}`;
+    databaseUrl = server.toString();
+    receiver = await WebhookReceiver.start();
+  });
+
+  after(async () => {
+    await receiver.stop();
+    await admin.query(`DROP DATABASE IF EXISTS ${crashDatabase()} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('delivers the event after a restart: nothing is lost between the status change and the delivery', async () => {
+    const first = await startProcess(databaseUrl);
+    const baseUrl = first.baseUrl;
+    const account = (await call('POST', '/admin/accounts', { auth: 'admin', baseUrl, body: { email: `crash-${randomBase62(6)}@example.com`, name: 'Crash', balance: 1 } })).body.data;
+    const key = (await call('POST', `/admin/accounts/${account.id}/api-keys`, { auth: 'admin', baseUrl, body: { name: 'All' } })).body.data.plain_key;
+    const route = (await call('POST', '/admin/routes', { auth: 'admin', baseUrl, body: { name: 'sim', provider: 'simulator', config: { outcome: 'delivered', dlr_delay_ms: 600_000 }, price_per_segment: 0.01 } })).body.data;
+    await call('PUT', `/admin/accounts/${account.id}/routes/${route.id}`, { auth: 'admin', baseUrl, body: { priority: 0 } });
+    const sender = (await call('POST', '/senders/create', { auth: key, baseUrl, body: { sender_id: 'Dispatch' } })).body.data;
+    await call('POST', `/admin/senders/${sender.id}/approve`, { auth: 'admin', baseUrl });
+    await call('POST', '/webhooks/create', { auth: key, baseUrl, body: { url: receiver.url } });
+
+    receiver.answerWith((index) => (index === 0 ? 'hang' : 200));
+    await call('POST', '/messages/send', { auth: key, baseUrl, body: { to: '+14155550123', from: 'Dispatch', body: 'Survives' } });
+    await receiver.waitFor((received) => received.length >= 1);
+    first.child.kill('SIGKILL');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+
+    const second = await startProcess(databaseUrl);
+    try {
+      await receiver.waitFor((received) => received.length >= 2, 60_000);
+      expect(receiver.received[1].event.id).to.equal(receiver.received[0].event.id);
+      expect(receiver.received[1].event.type).to.equal('message.sent');
+    } finally {
+      second.child.kill('SIGTERM');
+      await new Promise((resolve) => second.child.once('exit', resolve));
+    }
+  });
+});

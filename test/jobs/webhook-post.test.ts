@@ -1,0 +1,275 @@
+import { expect } from 'chai';
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { postWebhook } from '../../jobs/webhook-post.ts';
+
+interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A real local receiver on 127.0.0.1: records what reached it and answers with `handle`. */
+class Receiver {
+  server: Server;
+  url = '';
+  received: Received[] = [];
+  connections = 0;
+
+  constructor(handle: (req: IncomingMessage, res: ServerResponse) => void) {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        this.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+        handle(req, res);
+      });
+    });
+    this.server.on('connection', () => {
+      this.connections += 1;
+    });
+  }
+
+  static async start(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<Receiver> {
+    const receiver = new Receiver(handle);
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+    receiver.url = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}`;
+    return receiver;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** A port that nothing listens on: bound, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const LOCAL = { timeoutMs: 2000, allowPrivate: true };
+const BODY = '{"id":"evt_1","type":"message.delivered","data":{"body":"Grüße ✓ 你好 🚀"}}';
+const HEADERS = {
+  'Content-Type': 'application/json',
+  'Dispatch-Signature': 't=1700000000,v1=abc',
+  'User-Agent': 'Dispatch-Webhooks/1.0',
+};
+
+describe('postWebhook', () => {
+  const receivers: Receiver[] = [];
+  async function receiver(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<Receiver> {
+    const started = await Receiver.start(handle);
+    receivers.push(started);
+    return started;
+  }
+
+  afterEach(async () => {
+    while (receivers.length > 0) await receivers.pop()!.stop();
+  });
+
+  it('succeeds on 200 and delivers the exact body bytes and the headers', async () => {
+    const target = await receiver((_req, res) => res.end('thanks'));
+    const result = await postWebhook(`${target.url}/hooks?x=1`, BODY, HEADERS, LOCAL);
+
+    expect(result).to.include({ ok: true, statusCode: 200, error: null });
+    expect(result.durationMs).to.be.a('number').and.to.be.at.least(0);
+    expect(target.received).to.have.length(1);
+    const [got] = target.received;
+    expect(got.method).to.equal('POST');
+    expect(got.url).to.equal('/hooks?x=1');
+    expect(got.body.equals(Buffer.from(BODY, 'utf8'))).to.equal(true);
+    expect(got.headers['content-length']).to.equal(String(Buffer.byteLength(BODY, 'utf8')));
+    expect(Number(got.headers['content-length'])).to.be.greaterThan(BODY.length); // bytes, not characters
+    expect(got.headers['content-type']).to.equal('application/json');
+    expect(got.headers['dispatch-signature']).to.equal('t=1700000000,v1=abc');
+    expect(got.headers['user-agent']).to.equal('Dispatch-Webhooks/1.0');
+    expect(got.headers['transfer-encoding']).to.equal(undefined);
+  });
+
+  it('succeeds on 204', async () => {
+    const target = await receiver((_req, res) => {
+      res.statusCode = 204;
+      res.end();
+    });
+    const result = await postWebhook(target.url, BODY, HEADERS, LOCAL);
+    expect(result).to.include({ ok: true, statusCode: 204, error: null });
+    expect(target.received[0].body.toString('utf8')).to.equal(BODY);
+  });
+
+  it('sends its own Content-Length, whatever the caller passed', async () => {
+    const target = await receiver((_req, res) => res.end());
+    const result = await postWebhook(target.url, '{"a":1}', { 'content-length': '999' }, LOCAL);
+    expect(result.ok).to.equal(true);
+    expect(target.received[0].headers['content-length']).to.equal('7');
+  });
+
+  it('fails on 500 with the status code', async () => {
+    const target = await receiver((_req, res) => {
+      res.statusCode = 500;
+      res.end('boom');
+    });
+    const result = await postWebhook(target.url, BODY, HEADERS, LOCAL);
+    expect(result).to.include({ ok: false, statusCode: 500, error: 'HTTP 500' });
+  });
+
+  it('fails on a 4xx with the status code', async () => {
+    const target = await receiver((_req, res) => {
+      res.statusCode = 410;
+      res.end();
+    });
+    expect(await postWebhook(target.url, BODY, HEADERS, LOCAL)).to.include({ ok: false, statusCode: 410, error: 'HTTP 410' });
+  });
+
+  it('does not follow a redirect, and counts it as a failure', async () => {
+    const elsewhere = await receiver((_req, res) => res.end());
+    const target = await receiver((_req, res) => {
+      res.writeHead(302, { Location: `${elsewhere.url}/other` });
+      res.end();
+    });
+    const result = await postWebhook(target.url, BODY, HEADERS, LOCAL);
+    expect(result).to.include({ ok: false, statusCode: 302, error: 'redirect (302) not followed' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(elsewhere.received).to.have.length(0);
+    expect(elsewhere.connections).to.equal(0);
+  });
+
+  it('cuts a receiver that never answers at the timeout', async () => {
+    const target = await receiver(() => {
+      /* never answers */
+    });
+    const result = await postWebhook(target.url, BODY, HEADERS, { timeoutMs: 300, allowPrivate: true });
+    expect(result).to.include({ ok: false, statusCode: null, error: 'no answer within 300 ms' });
+    expect(result.durationMs).to.be.at.least(290).and.below(300 + 500);
+    expect(target.received).to.have.length(1); // it did get the request
+  });
+
+  it('cuts a receiver that sends headers and then stalls the body', async () => {
+    const target = await receiver((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('partial');
+      // never ends
+    });
+    const result = await postWebhook(target.url, BODY, HEADERS, { timeoutMs: 300, allowPrivate: true });
+    expect(result.ok).to.equal(false);
+    expect(result.statusCode).to.equal(200);
+    expect(result.error).to.match(/^no answer within 300 ms/);
+    expect(result.durationMs).to.be.below(300 + 500);
+  });
+
+  it('stops reading a large response body at 64 KiB and counts the 2xx', async () => {
+    const target = await receiver((_req, res) => {
+      res.writeHead(200);
+      res.write(Buffer.alloc(128 * 1024, 'a'));
+      // never ends: only the cap can finish the exchange before the timeout
+    });
+    const result = await postWebhook(target.url, BODY, HEADERS, { timeoutMs: 2000, allowPrivate: true });
+    expect(result).to.include({ ok: true, statusCode: 200, error: null });
+    expect(result.durationMs).to.be.below(1000);
+  });
+
+  it('reads a whole response body that ends under the cap', async () => {
+    const target = await receiver((_req, res) => res.end(Buffer.alloc(60 * 1024, 'b')));
+    expect(await postWebhook(target.url, BODY, HEADERS, LOCAL)).to.include({ ok: true, statusCode: 200 });
+  });
+
+  it('fails when the receiver drops the connection mid-body', async () => {
+    const target = await receiver((_req, res) => {
+      res.writeHead(200, { 'Content-Length': '1000' });
+      res.write('short');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const result = await postWebhook(target.url, BODY, HEADERS, LOCAL);
+    expect(result.ok).to.equal(false);
+    expect(result.statusCode).to.equal(200);
+    expect(result.error).to.match(/^response interrupted/);
+  });
+
+  it('fails when the receiver closes the connection without answering', async () => {
+    const target = await receiver((req) => req.socket.destroy());
+    const result = await postWebhook(target.url, BODY, HEADERS, LOCAL);
+    expect(result).to.include({ ok: false, statusCode: null });
+    expect(result.error).to.be.a('string').and.not.equal('');
+  });
+
+  it('fails with "connection refused" when nothing listens', async () => {
+    const port = await closedPort();
+    const result = await postWebhook(`http://127.0.0.1:${port}/`, BODY, HEADERS, LOCAL);
+    expect(result).to.include({ ok: false, statusCode: null, error: 'connection refused' });
+  });
+
+  it('refuses a private address when private URLs are not allowed, before anything is sent', async () => {
+    const target = await receiver((_req, res) => res.end());
+    const port = new URL(target.url).port;
+    for (const url of [target.url, `http://2130706433:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`]) {
+      const result = await postWebhook(url, BODY, HEADERS, { timeoutMs: 2000, allowPrivate: false });
+      expect(result.ok, url).to.equal(false);
+      expect(result.statusCode, url).to.equal(null);
+      expect(result.error, url).to.match(/^address not allowed: /);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(target.connections).to.equal(0);
+    expect(target.received).to.have.length(0);
+  });
+
+  it('refuses localhost after resolving it, when private URLs are not allowed', async () => {
+    const target = await receiver((_req, res) => res.end());
+    const port = new URL(target.url).port;
+    const result = await postWebhook(`http://localhost:${port}/`, BODY, HEADERS, { timeoutMs: 2000, allowPrivate: false });
+    expect(result).to.include({ ok: false, statusCode: null });
+    expect(result.error).to.match(/^address not allowed: DNS lookup .*host:localhost/);
+    expect(target.connections).to.equal(0);
+  });
+
+  it('reports a TLS failure (https to a plain HTTP port)', async () => {
+    const target = await receiver((_req, res) => res.end());
+    const port = new URL(target.url).port;
+    const result = await postWebhook(`https://127.0.0.1:${port}/`, BODY, HEADERS, LOCAL);
+    expect(result).to.include({ ok: false, statusCode: null });
+    expect(result.error).to.equal('TLS error: wrong version number');
+  });
+
+  it('answers an unusable URL or header with a failure instead of throwing', async () => {
+    expect(await postWebhook('not a url', BODY, HEADERS, LOCAL)).to.include({ ok: false, error: 'invalid URL' });
+    expect(await postWebhook('ftp://127.0.0.1/', BODY, HEADERS, LOCAL)).to.include({
+      ok: false,
+      error: 'unsupported URL scheme ftp:',
+    });
+    const target = await receiver((_req, res) => res.end());
+    const result = await postWebhook(target.url, BODY, { 'X-Bad': 'line\r\nbreak' }, LOCAL);
+    expect(result).to.include({ ok: false, statusCode: null });
+    expect(result.error).to.match(/^invalid request: /);
+    expect(target.connections).to.equal(0);
+  });
+
+  it('does not let a slow receiver slow a concurrent delivery to a fast one', async () => {
+    const slow = await receiver((_req, res) => {
+      setTimeout(() => res.end(), 1500);
+    });
+    const fast = await receiver((_req, res) => res.end());
+    const [slowResult, fastResult] = await Promise.all([
+      postWebhook(slow.url, BODY, HEADERS, { timeoutMs: 3000, allowPrivate: true }),
+      postWebhook(fast.url, BODY, HEADERS, { timeoutMs: 3000, allowPrivate: true }),
+    ]);
+    expect(fastResult).to.include({ ok: true, statusCode: 200 });
+    expect(fastResult.durationMs).to.be.below(300);
+    expect(slowResult).to.include({ ok: true, statusCode: 200 });
+    expect(slowResult.durationMs).to.be.at.least(1400);
+  });
+
+  it('leaves no socket open after a delivery', async () => {
+    const target = await receiver((_req, res) => res.end('ok'));
+    await postWebhook(target.url, BODY, HEADERS, LOCAL);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const open = await new Promise<number>((resolve, reject) =>
+      target.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+    );
+    expect(open).to.equal(0);
+  });
+});

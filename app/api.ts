@@ -11,6 +11,7 @@ import { authenticateAdmin, authenticateCustomer, type AuthDependencies } from '
 import { errorBody, successBody } from './envelope.ts';
 import { fromValidationErrors, toApiError } from './error-response.ts';
 import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
 
 export const DEFINITION_PATH = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
 export const BODY_LIMIT = '256kb';
@@ -23,6 +24,7 @@ export interface ApiDependencies {
   auth: AuthDependencies;
   logger: Logger;
   readiness: () => Promise<boolean>;
+  metrics: Metrics;
 }
 
 interface HandlerResult {
@@ -110,6 +112,8 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      deps.metrics.httpDuration.observe({ operation: res.locals.operationId ?? 'none', method: req.method, status: String(res.statusCode) }, seconds);
       deps.logger.info(
         {
           request_id: requestId,
@@ -117,7 +121,7 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
           path: req.path,
           operation_id: res.locals.operationId,
           status: res.statusCode,
-          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+          duration_ms: seconds * 1000,
         },
         'request',
       );
@@ -131,6 +135,15 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
   app.get('/readyz', async (_req, res) => {
     const ready = await deps.readiness().catch(() => false);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
+  });
+
+  app.get('/metrics', async (_req, res, next) => {
+    try {
+      const text = await deps.metrics.render();
+      res.type(deps.metrics.registry.contentType).send(text);
+    } catch (error) {
+      next(error);
+    }
   });
 
   app.use(deps.callbacks);

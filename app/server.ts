@@ -6,6 +6,7 @@ import { migrateLatest, migrationsCurrent } from '../db/migrate.ts';
 import { jobQueueOf, startQueues } from '../db/queues.ts';
 import { recordDeliveryReport } from '../domain/message-outcomes.ts';
 import { startWebhookWorker } from '../jobs/deliver-webhook.ts';
+import { startEventPurge } from '../jobs/purge-events.ts';
 import { startSendWorker } from '../jobs/send-message.ts';
 import { ProviderPool } from '../jobs/provider-pool.ts';
 import { deliveryReportCallback } from './delivery-report-callback.ts';
@@ -13,6 +14,7 @@ import type { AuthDependencies } from './auth.ts';
 import { createApp } from './api.ts';
 import type { Config } from './config.ts';
 import { KeyUsageRecorder } from './key-usage.ts';
+import { Metrics } from './metrics.ts';
 import type { Logger } from './logger.ts';
 import { KeyRateLimiter } from './rate-limit.ts';
 
@@ -40,7 +42,17 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   const providers = new ProviderPool(() => origin, async (routeId, report) => {
     await recordDeliveryReport(db, jobs, routeId, report).catch((error) => logger.error({ err: error, route_id: routeId }, 'could not record a delivery report'));
   });
-  await startSendWorker(boss, { db, jobs, providers, onError: (error, messageId) => logger.error({ err: error, message_id: messageId }, 'send failed unexpectedly; the job will be retried') });
+  const metrics = new Metrics(db);
+  await startSendWorker(boss, {
+    db,
+    jobs,
+    providers,
+    onError: (error, messageId) => logger.error({ err: error, message_id: messageId }, 'send failed unexpectedly; the job will be retried'),
+    onSubmit: (routeId, outcome, durationMs) => {
+      metrics.upstreamDuration.observe({ route: String(routeId), outcome: outcome.status }, durationMs / 1000);
+      if (outcome.status !== 'accepted') metrics.upstreamErrors.inc({ route: String(routeId), code: outcome.code });
+    },
+  });
   await startWebhookWorker(boss, {
     db,
     jobs,
@@ -51,7 +63,9 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       allowPrivate: config.webhookAllowPrivateUrls,
     },
     onError: (error, deliveryId) => logger.error({ err: error, delivery_id: deliveryId }, 'webhook attempt failed unexpectedly; the job will be retried'),
+    onAttempt: (ok) => metrics.webhookAttempts.inc({ result: ok ? 'succeeded' : 'failed' }),
   });
+  await startEventPurge(boss, db);
   const keyUsage = new KeyUsageRecorder(db, KEY_USAGE_FLUSH_MS, (error) => logger.error({ err: error }, 'could not record key use'));
   keyUsage.start();
   const auth: AuthDependencies = {
@@ -71,6 +85,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     },
     auth,
     logger,
+    metrics,
     readiness: async () => {
       await db.raw('SELECT 1');
       return migrationsCurrent(db);

@@ -19,8 +19,24 @@ export async function insertEvents(db: Knex, events: Omit<EventRow, 'created_at'
     .returning('*');
 }
 
+/** How long events are kept and listed. */
+export const EVENT_RETENTION_DAYS = 30;
+
 export async function listEvents(db: Knex, accountId: string, filter: { type?: EventType }, page: PageRequest): Promise<Page<EventRow>> {
-  const query = db<EventRow>('events').where({ account_id: accountId });
+  const query = db<EventRow>('events')
+    .where({ account_id: accountId })
+    .andWhere('created_at', '>', db.raw(`now() - interval '${EVENT_RETENTION_DAYS} days'`));
   if (filter.type) query.andWhere({ type: filter.type });
   return fetchPage<EventRow>(query, page);
+}
+
+/** Deletes events past retention with their webhook deliveries and attempts; answers how many events went. */
+export async function purgeOldEvents(db: Knex, now = new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000);
+  return db.transaction(async (trx) => {
+    const old = trx('events').where('created_at', '<', cutoff).select('id');
+    await trx('webhook_attempts').whereIn('event_id', old).delete();
+    await trx('webhook_deliveries').whereIn('event_id', old).delete();
+    return Number(await trx('events').where('created_at', '<', cutoff).delete());
+  });
 }

@@ -18,6 +18,8 @@ export interface WebhookDependencies {
   jobs: JobQueue;
   settings: WebhookSettings;
   onError: (error: unknown, deliveryId: number) => void;
+  /** Every attempt's result, for metrics. */
+  onAttempt?: (ok: boolean) => void;
 }
 
 export const USER_AGENT = `Dispatch/${packageJson.version} (webhooks)`;
@@ -46,6 +48,7 @@ export async function attemptDelivery(deps: WebhookDependencies, deliveryId: num
     [SIGNATURE_HEADER]: signPayload(rawBody, delivery.signing_secret, Math.floor(Date.now() / 1000)),
   };
   const result = await postWebhook(delivery.url, rawBody, headers, { timeoutMs: deps.settings.timeoutMs, allowPrivate: deps.settings.allowPrivate });
+  deps.onAttempt?.(result.ok);
   await recordWebhookAttempt(deps.db, deps.jobs, deps.settings, deliveryId, delivery.attempts + 1, result);
 }
 

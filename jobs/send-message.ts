@@ -8,6 +8,7 @@ import { planSegments } from '../domain/encoding.ts';
 import { chargeForRoute, recordAcceptance, recordFailure } from '../domain/message-outcomes.ts';
 import { multiply } from '../domain/money.ts';
 import { routesFor } from '../domain/routing.ts';
+import type { SubmitOutcome } from '../providers/index.ts';
 import type { ProviderPool } from './provider-pool.ts';
 
 export interface SendDependencies {
@@ -16,6 +17,8 @@ export interface SendDependencies {
   providers: ProviderPool;
   /** An unexpected failure while sending; the job is retried. */
   onError: (error: unknown, messageId: string) => void;
+  /** Every submission to an upstream, for metrics. */
+  onSubmit?: (routeId: number, outcome: SubmitOutcome, durationMs: number) => void;
 }
 
 /**
@@ -45,6 +48,7 @@ export async function sendMessage(deps: SendDependencies, messageId: string, las
     const started = performance.now();
     const outcome = await deps.providers.get(route).submit(outbound);
     const attempt = { messageId: message.id, routeId: route.id, durationMs: performance.now() - started };
+    deps.onSubmit?.(route.id, outcome, attempt.durationMs);
     if (outcome.status === 'accepted') {
       await recordAcceptance(deps.db, deps.jobs, message.id, route, price, outcome.providerMessageId, attempt);
       return 'done';

@@ -118,3 +118,21 @@ describe('POST /admin/webhooks/{id}/enable and GET /admin/webhooks/{id}/attempts
     expectError(await call('GET', `/admin/webhooks/${endpoint.id}/attempts?limit=0`, { auth: 'admin' }), 400, 'parameter_invalid', 'limit');
   });
 });
+
+describe('event retention', () => {
+  it('lists events of the last 30 days only, and the daily purge deletes older ones with their deliveries', async () => {
+    const { purgeOldEvents } = await import('../../db/events.ts');
+    const tenant = await sendingTenant({ routes: [{ config: { outcome: 'rejected' } }] });
+    await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: RECEIVER } });
+    await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: ['+10005550100', '+10005550101'], from: 'Dispatch', body: 'Hi' } });
+    const [old] = await harness.db('events').where({ account_id: tenant.accountId }).orderBy('id').limit(1);
+    await harness.db('events').where({ id: old.id }).update({ created_at: new Date(Date.now() - 31 * 86_400_000) });
+    const listed = await call('GET', '/events', { auth: tenant.key });
+    expect(listed.body.data.map((e: { id: string }) => e.id)).to.not.include(old.id);
+    expect(listed.body.pagination.total).to.equal(1);
+    expect(await purgeOldEvents(harness.db)).to.be.at.least(1);
+    expect(await harness.db('events').where({ id: old.id })).to.have.length(0);
+    expect(await harness.db('webhook_deliveries').where({ event_id: old.id })).to.have.length(0);
+    expect(await harness.db('events').where({ account_id: tenant.accountId })).to.have.length(1);
+  });
+});

@@ -34,6 +34,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** Connects, migrates under the advisory lock, starts the queues and listens. */
 export async function startDispatch(config: Config, databaseUrl: string, logger: Logger): Promise<Dispatch> {
   const db = connect(databaseUrl);
+  const counters = connect(databaseUrl, 4, { durable: false });
   await migrateLatest(db);
   const boss = await startQueues(databaseUrl, (error) => logger.error({ err: error }, 'job queue error'));
   // An attempt job that outlives its timeout by this much belongs to a process that died: it is retried.
@@ -70,7 +71,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   keyUsage.start();
   const auth: AuthDependencies = {
     db,
-    rateLimiter: new KeyRateLimiter(db),
+    rateLimiter: new KeyRateLimiter(counters),
     keyUsage,
     trustProxy: config.trustProxy,
     adminToken: config.adminToken,
@@ -111,7 +112,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       await boss.stop({ graceful: true, timeout: SHUTDOWN_GRACE_MS });
       await providers.close();
       await keyUsage.stop();
-      await db.destroy();
+      await Promise.all([db.destroy(), counters.destroy()]);
     })();
     return stopping;
   };

@@ -85,16 +85,17 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
   await checkSendLimits(trx, sender.apiKey, 1);
 
   const cost = multiply(routes[0].price_per_segment, plan.segments);
-  const message = newMessage(sender, request, request.to, plan, cost);
+  const [stored] = await insertMessages(trx, [newMessage(sender, request, request.to, plan, cost)]);
+  await jobs.enqueue(trx, 'sendMessage', { message_id: stored.id });
+  // Charged last: the account's row stays locked from this update to the commit, so concurrent
+  // sends of one account wait on each other for as short a time as possible.
   if (cost !== '0.0000') {
-    const balance = await applyBalanceChange(trx, { accountId: sender.account.id, kind: 'debit', amount: negate(cost), messageId: message.id, description: `Message to ${request.to}` });
+    const balance = await applyBalanceChange(trx, { accountId: sender.account.id, kind: 'debit', amount: negate(cost), messageId: stored.id, description: `Message to ${request.to}` });
     if (balance === null) {
       const { balance: available } = await trx('accounts').where({ id: sender.account.id }).first('balance');
       throw insufficientBalance(cost, available, sender.account.currency);
     }
   }
-  const [stored] = await insertMessages(trx, [message]);
-  await jobs.enqueue(trx, 'sendMessage', { message_id: stored.id });
   return stored;
 }
 

@@ -6,7 +6,7 @@ import { QUEUES, type JobQueue } from '../db/queues.ts';
 import { activeAccountRoutes } from '../db/routes.ts';
 import { planSegments } from '../domain/encoding.ts';
 import { chargeForRoute, recordAcceptance, recordFailure } from '../domain/message-outcomes.ts';
-import { multiply } from '../domain/money.ts';
+import { compare, multiply } from '../domain/money.ts';
 import { routesFor } from '../domain/routing.ts';
 import type { SubmitOutcome } from '../providers/index.ts';
 import type { ProviderPool } from './provider-pool.ts';
@@ -41,10 +41,14 @@ export async function sendMessage(deps: SendDependencies, messageId: string, las
   const { encoding, segments, parts } = planSegments(message.body);
   const outbound = { messageId: message.id, to: message.to, from: message.from, body: message.body, encoding, segments, parts };
   let lastProblem = 'No eligible route covers this number any more.';
+  let charged = message.cost;
 
   for (const route of routes) {
     const price = multiply(route.price_per_segment, message.segments);
-    if (!(await chargeForRoute(deps.db, message.id, price))) continue;
+    if (compare(price, charged) > 0) {
+      if (!(await chargeForRoute(deps.db, message.id, price))) continue;
+      charged = price;
+    }
     const started = performance.now();
     const outcome = await deps.providers.get(route).submit(outbound);
     const attempt = { messageId: message.id, routeId: route.id, durationMs: performance.now() - started };

@@ -27,7 +27,7 @@ export async function listEvents(db: Knex, accountId: string, filter: { type?: E
     .where({ account_id: accountId })
     .andWhere('created_at', '>', db.raw(`now() - interval '${EVENT_RETENTION_DAYS} days'`));
   if (filter.type) query.andWhere({ type: filter.type });
-  return fetchPage<EventRow>(query, page);
+  return fetchPage<EventRow>(db, query, page);
 }
 
 /** Deletes events past retention with their webhook deliveries and attempts; answers how many events went. */
@@ -35,8 +35,10 @@ export async function purgeOldEvents(db: Knex, now = new Date()): Promise<number
   const cutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000);
   return db.transaction(async (trx) => {
     const old = trx('events').where('created_at', '<', cutoff).select('id');
-    await trx('webhook_attempts').whereIn('event_id', old).delete();
-    await trx('webhook_deliveries').whereIn('event_id', old).delete();
+    // Locking the deliveries first makes an attempt being recorded wait, then find its delivery gone.
+    const deliveries = (await trx('webhook_deliveries').whereIn('event_id', old).forUpdate().select('id')).map((row: { id: number }) => row.id);
+    await trx('webhook_attempts').whereIn('delivery_id', deliveries).delete();
+    await trx('webhook_deliveries').whereIn('id', deliveries).delete();
     return Number(await trx('events').where('created_at', '<', cutoff).delete());
   });
 }

@@ -70,7 +70,7 @@ export async function listMessages(db: Knex, accountId: string, filter: MessageF
   if (filter.to) query.andWhere({ to: filter.to });
   if (filter.createdAfter) query.andWhere('created_at', '>', filter.createdAfter);
   if (filter.createdBefore) query.andWhere('created_at', '<', filter.createdBefore);
-  return fetchPage<MessageRow>(query, page);
+  return fetchPage<MessageRow>(db, query, page);
 }
 
 export async function findMessageById(db: Knex, id: string, forUpdate = false): Promise<MessageRow | undefined> {

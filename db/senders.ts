@@ -43,7 +43,7 @@ export async function listSenders(
 ): Promise<Page<SenderRow>> {
   const query = db<SenderRow>('senders').where({ account_id: accountId });
   if (filter.status) query.andWhere({ status: filter.status });
-  return fetchPage<SenderRow>(query, page);
+  return fetchPage<SenderRow>(db, query, page);
 }
 
 /** Guarded state change: only moves a sender that is still in one of `from`; undefined when it was not. */

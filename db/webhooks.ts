@@ -110,7 +110,7 @@ export async function insertAttempt(db: Knex, attempt: Omit<AttemptRow, 'created
 }
 
 export async function listAttempts(db: Knex, endpointId: string, page: PageRequest): Promise<Page<AttemptRow>> {
-  return fetchPage<AttemptRow>(db<AttemptRow>('webhook_attempts').where({ endpoint_id: endpointId }), page);
+  return fetchPage<AttemptRow>(db, db<AttemptRow>('webhook_attempts').where({ endpoint_id: endpointId }), page);
 }
 
 export async function recordEndpointSuccess(db: Knex, id: string): Promise<void> {

@@ -15,7 +15,9 @@ export type WebhookVerificationErrorCode =
   | 'missing_header'
   | 'malformed_header'
   | 'timestamp_out_of_tolerance'
-  | 'signature_mismatch';
+  | 'signature_mismatch'
+  /** Authentic, but the body is not an event (sdk/webhooks.ts checks that). */
+  | 'invalid_payload';
 
 export class WebhookVerificationError extends Error {
   override name = 'WebhookVerificationError';

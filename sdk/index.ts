@@ -1,0 +1,220 @@
+// The Dispatch SDK: openapi-fetch over the types openapi-typescript generates from openapi.yaml
+// (handlers/generated/openapi.ts), plus a thin layer: the bearer key, typed errors, retries with
+// backoff, an Idempotency-Key on every send, and iteration over every page of a list. Request and
+// response types all come from the generated `paths`; nothing here restates them.
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import type { components, operations, paths } from '../handlers/generated/openapi.ts';
+import { ApiError, DispatchConnectionError, DispatchError, errorFromResponse, RateLimitError } from './errors.ts';
+
+export * from './errors.ts';
+export * from './webhooks.ts';
+export type { components, paths };
+
+export const SDK_VERSION = '0.1.0';
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000/api/v1';
+
+/** Backoff before retry n (from 0): 0.5 s, 1 s, 2 s, ... capped at 8 s, minus up to 25 % jitter. */
+const INITIAL_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 8_000;
+/** A `Retry-After` longer than this (a daily or monthly limit) is not waited out: the error is thrown. */
+const MAX_RETRY_AFTER_SECONDS = 60;
+
+type Schemas = components['schemas'];
+export type Message = Schemas['Message'];
+export type BulkResult = Schemas['BulkResult'];
+export type Sender = Schemas['Sender'];
+export type ApiKey = Schemas['ApiKey'];
+export type ApiKeyWithSecret = Schemas['ApiKeyWithSecret'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
+export type Account = Schemas['Account'];
+export type Balance = Schemas['Balance'];
+export type Usage = Schemas['Usage'];
+export type Pagination = Schemas['Pagination'];
+
+/** The customer API: the admin operations (`/admin/...`) are x-internal and not part of the SDK. */
+export type PublicPaths = { [P in keyof paths as P extends `/admin/${string}` ? never : P]: paths[P] };
+
+/** The query parameters of an operation. */
+export type Query<O extends keyof operations> = NonNullable<operations[O]['parameters']['query']>;
+/** One page of a paged list. */
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
+/**
+ * A request body in which the fields the server defaults may be left out. (openapi-typescript
+ * marks fields with a `default` as required, which is right for the server's validated input.)
+ */
+type WithDefaults<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+
+export interface DispatchOptions {
+  /** An API key, `ds_live_...`. */
+  apiKey: string;
+  /** Default `http://127.0.0.1:3000/api/v1`. */
+  baseUrl?: string;
+  /** Retries after a 429, a 5xx or a network failure (default 2, so at most 3 attempts). */
+  maxRetries?: number;
+  /** A fetch implementation (default `globalThis.fetch`). */
+  fetch?: typeof fetch;
+  /** Sent as `User-Agent` (default `dispatch-sdk-typescript/<version>`). */
+  userAgent?: string;
+}
+
+export interface SendOptions {
+  /** Sent as `Idempotency-Key`; a UUID v4 is generated when omitted, so that retries never send twice. */
+  idempotencyKey?: string;
+}
+
+type Attempt<D> = () => Promise<{ data?: D; error?: unknown; response: Response }>;
+
+export class Dispatch {
+  /** The underlying openapi-fetch client (with the key, without unwrapping or retries). */
+  readonly client: Client<PublicPaths>;
+  readonly #maxRetries: number;
+
+  constructor(options: DispatchOptions) {
+    if (typeof options?.apiKey !== 'string' || options.apiKey === '') throw new TypeError('Dispatch: apiKey is required');
+    this.#maxRetries = Math.max(0, Math.floor(options.maxRetries ?? 2));
+    this.client = createClient<PublicPaths>({ baseUrl: options.baseUrl ?? DEFAULT_BASE_URL, fetch: options.fetch });
+    this.client.use(dispatchMiddleware(options.apiKey, options.userAgent ?? `dispatch-sdk-typescript/${SDK_VERSION}`));
+  }
+
+  readonly messages = {
+    send: (body: Schemas['SendMessageRequest'], { idempotencyKey = randomUUID() }: SendOptions = {}) =>
+      this.#data(() => this.client.POST('/messages/send', { body, params: { header: { 'Idempotency-Key': idempotencyKey } } }), true),
+    bulk: (body: Schemas['SendBulkRequest'], { idempotencyKey = randomUUID() }: SendOptions = {}) =>
+      this.#data(() => this.client.POST('/messages/bulk', { body, params: { header: { 'Idempotency-Key': idempotencyKey } } }), true),
+    get: (id: string) => this.#data(() => this.client.GET('/messages/{id}', { params: { path: { id } } }), true),
+    list: (query: Query<'listMessages'> = {}) => this.#page(() => this.client.GET('/messages', { params: { query } })),
+    listAll: (query: Query<'listMessages'> = {}) => paginate((page) => this.messages.list({ ...query, page }), query.page),
+  };
+
+  readonly account = {
+    get: () => this.#data(() => this.client.GET('/account'), true),
+  };
+
+  readonly balance = {
+    get: () => this.#data(() => this.client.GET('/balance'), true),
+  };
+
+  readonly usage = {
+    get: (query: Query<'getUsage'> = {}) => this.#data(() => this.client.GET('/usage', { params: { query } }), true),
+  };
+
+  readonly senders = {
+    list: (query: Query<'listSenders'> = {}) => this.#page(() => this.client.GET('/senders', { params: { query } })),
+    listAll: (query: Query<'listSenders'> = {}) => paginate((page) => this.senders.list({ ...query, page }), query.page),
+    create: (body: Schemas['CreateSenderRequest']) => this.#data(() => this.client.POST('/senders/create', { body }), false),
+    get: (id: string) => this.#data(() => this.client.GET('/senders/{id}', { params: { path: { id } } }), true),
+  };
+
+  readonly apiKeys = {
+    list: () => this.#data(() => this.client.GET('/api-keys'), true),
+    create: (body: WithDefaults<Schemas['CreateApiKeyRequest'], 'rate_limit'>) =>
+      this.#data(() => this.client.POST('/api-keys/create', { body: body as Schemas['CreateApiKeyRequest'] }), false),
+    revoke: (id: string) => this.#data(() => this.client.DELETE('/api-keys/{id}', { params: { path: { id } } }), true),
+  };
+
+  readonly webhooks = {
+    list: () => this.#data(() => this.client.GET('/webhooks'), true),
+    create: (body: WithDefaults<Schemas['CreateWebhookEndpointRequest'], 'events'>) =>
+      this.#data(() => this.client.POST('/webhooks/create', { body: body as Schemas['CreateWebhookEndpointRequest'] }), false),
+    get: (id: string) => this.#data(() => this.client.GET('/webhooks/{id}', { params: { path: { id } } }), true),
+    delete: (id: string) => this.#data(() => this.client.DELETE('/webhooks/{id}', { params: { path: { id } } }), true),
+  };
+
+  readonly events = {
+    list: (query: Query<'listEvents'> = {}) => this.#page(() => this.client.GET('/events', { params: { query } })),
+    listAll: (query: Query<'listEvents'> = {}) => paginate((page) => this.events.list({ ...query, page }), query.page),
+  };
+
+  /** The envelope's `data`. */
+  async #data<E extends { data: unknown }>(attempt: Attempt<E>, idempotent: boolean): Promise<E['data']> {
+    return (await this.#request(attempt, idempotent)).data;
+  }
+
+  /** One page of a paged list: `data` and `pagination`. Listing is always safe to retry. */
+  async #page<T>(attempt: Attempt<{ data: T[]; pagination: Pagination }>): Promise<Page<T>> {
+    const { data, pagination } = await this.#request(attempt, true);
+    return { data, pagination };
+  }
+
+  /**
+   * Runs one operation: answers the success envelope or throws a DispatchError, retrying a 429
+   * (always: it was refused before running), and a 5xx or network failure when the operation is
+   * `idempotent` (reads, deletes, and sends, which carry an Idempotency-Key).
+   */
+  async #request<E>(attempt: Attempt<E>, idempotent: boolean): Promise<E> {
+    for (let retry = 0; ; retry++) {
+      let failure: DispatchError;
+      try {
+        const { data, error, response } = await attempt();
+        if (response.ok && data !== undefined) return data;
+        failure = response.ok
+          ? new ApiError({ status: response.status, type: 'api_error', code: 'unexpected_response', message: `HTTP ${response.status} with an empty body`, requestId: response.headers.get('x-request-id'), headers: response.headers })
+          : errorFromResponse(response.status, response.headers, error);
+      } catch (thrown) {
+        if (!(thrown instanceof DispatchError)) throw thrown;
+        failure = thrown;
+      }
+      const delay = retry < this.#maxRetries ? retryDelayMs(failure, retry, idempotent) : null;
+      if (delay === null) throw failure;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/** How long to wait before retry number `retry` (from 0), or null when the failure is final. */
+export function retryDelayMs(failure: DispatchError, retry: number, idempotent: boolean): number | null {
+  const backoff = Math.min(INITIAL_BACKOFF_MS * 2 ** retry, MAX_BACKOFF_MS) * (1 - Math.random() * 0.25);
+  if (failure instanceof RateLimitError) {
+    if (failure.retryAfter === null) return backoff;
+    return failure.retryAfter <= MAX_RETRY_AFTER_SECONDS ? failure.retryAfter * 1000 : null;
+  }
+  // The first attempt of this very send is still running on the server: the contract says retry after a pause.
+  if (failure.status === 409 && failure.code === 'idempotency_key_in_use') return backoff;
+  if (!idempotent) return null;
+  return failure instanceof DispatchConnectionError || failure.status >= 500 ? backoff : null;
+}
+
+/** Every item of a paged list, fetching page after page while `has_more`. */
+export async function* paginate<T>(list: (page: number) => Promise<Page<T>>, firstPage = 1): AsyncGenerator<T, void, undefined> {
+  for (let page = firstPage; ; page++) {
+    const { data, pagination } = await list(page);
+    yield* data;
+    if (!pagination.has_more || data.length === 0) return;
+  }
+}
+
+function dispatchMiddleware(apiKey: string, userAgent: string): Middleware {
+  return {
+    onRequest({ request }) {
+      request.headers.set('Authorization', `Bearer ${apiKey}`);
+      request.headers.set('Accept', 'application/json');
+      request.headers.set('User-Agent', userAgent);
+      return request;
+    },
+    onResponse({ response }) {
+      // A success that is not JSON (a proxy's page, say) would otherwise fail as a bare SyntaxError.
+      if (response.ok && !/^application\/(.+\+)?json/i.test(response.headers.get('content-type') ?? '')) {
+        throw new ApiError({
+          status: response.status,
+          type: 'api_error',
+          code: 'unexpected_response',
+          message: `HTTP ${response.status} answered ${response.headers.get('content-type') ?? 'no content type'}, not JSON`,
+          requestId: response.headers.get('x-request-id'),
+          headers: response.headers,
+        });
+      }
+      return undefined;
+    },
+    onError({ error }) {
+      return error instanceof DispatchError ? error : new DispatchConnectionError(error);
+    },
+  };
+}
+
+function randomUUID(): string {
+  return globalThis.crypto.randomUUID();
+}

@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import {
+  AuthenticationError,
+  BalanceError,
+  Dispatch,
+  DispatchError,
+  InvalidRequestError,
+  PermissionError,
+  RateLimitError,
+  type DispatchOptions,
+  type Message,
+} from '../../sdk/index.ts';
+import { createAdminKey, createTenant, sendingTenant } from '../support/fixtures.ts';
+import { harness } from '../support/harness.ts';
+
+// The SDK against the live Dispatch of the run: fixtures set tenants up through the admin API,
+// everything else goes through the SDK.
+
+const TO = '+14155550123';
+const sdk = (apiKey: string, options: Partial<DispatchOptions> = {}) => new Dispatch({ apiKey, baseUrl: harness.baseUrl, ...options });
+
+/** An SDK whose `requests` counts the HTTP requests it makes. */
+function countingSdk(apiKey: string) {
+  const counter = { requests: 0, urls: [] as string[] };
+  const dispatch = sdk(apiKey, {
+    fetch: (input, init) => {
+      counter.requests++;
+      counter.urls.push(input instanceof Request ? input.url : String(input));
+      return fetch(input, init);
+    },
+  });
+  return { dispatch, counter };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<DispatchError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(DispatchError);
+    return error as DispatchError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+async function waitFor(dispatch: Dispatch, id: string, status: Message['status']): Promise<Message> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const message = await dispatch.messages.get(id);
+    if (message.status === status) return message;
+    if (Date.now() > deadline) throw new Error(`message ${id} is still ${message.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('SDK against a live Dispatch', () => {
+  it('reads the account, the balance and the usage', async () => {
+    const tenant = await sendingTenant({ balance: 12.5 });
+    const dispatch = sdk(tenant.key);
+    const account = await dispatch.account.get();
+    expect(account).to.include({ id: tenant.accountId, object: 'account', status: 'active', balance: 12.5, currency: 'USD' });
+    expect(await dispatch.balance.get()).to.include({ object: 'balance', balance: 12.5, currency: 'USD' });
+    const usage = await dispatch.usage.get({ period: 'all' });
+    expect(usage).to.include({ object: 'usage', period: 'all', currency: 'USD' });
+    expect(usage.totals).to.deep.equal({ messages: 0, cost: 0 });
+    expect((await dispatch.usage.get()).period).to.equal('month');
+  });
+
+  it('sends a message, reads it back, and lists its events across pages', async () => {
+    const tenant = await sendingTenant();
+    const dispatch = sdk(tenant.key);
+    const sent = await dispatch.messages.send({ to: TO, from: 'Dispatch', body: 'Hello from the SDK', reference: 'sdk-1' });
+    expect(sent).to.include({ object: 'message', to: TO, from: 'Dispatch', body: 'Hello from the SDK', status: 'pending', reference: 'sdk-1' });
+    expect(sent.id).to.match(/^msg_/);
+    expect((await dispatch.messages.get(sent.id)).id).to.equal(sent.id);
+
+    const delivered = await waitFor(dispatch, sent.id, 'delivered');
+    expect(delivered.delivered_at).to.be.a('string');
+    const events = await collect(dispatch.events.listAll({ limit: 1 }));
+    expect(events.map((event) => event.type)).to.include.members(['message.sent', 'message.delivered']);
+    for (const event of events) {
+      expect(event.object).to.equal('event');
+      expect(event.data.id).to.equal(sent.id);
+    }
+    const delivery = await dispatch.events.list({ type: 'message.delivered' });
+    expect(delivery.data).to.have.length(1);
+    expect(delivery.pagination).to.include({ total: 1, has_more: false });
+  });
+
+  it('sends once for the same idempotency key: same message, one charge', async () => {
+    const tenant = await sendingTenant({ balance: 10, routes: [{ price: 0.01 }] });
+    const dispatch = sdk(tenant.key);
+    const idempotencyKey = randomUUID();
+    const first = await dispatch.messages.send({ to: TO, from: 'Dispatch', body: 'Once only' }, { idempotencyKey });
+    const again = await dispatch.messages.send({ to: TO, from: 'Dispatch', body: 'Once only' }, { idempotencyKey });
+    expect(again.id).to.equal(first.id);
+    expect(again).to.deep.equal(first);
+    expect(first.cost).to.equal(0.01);
+    expect((await dispatch.balance.get()).balance).to.be.closeTo(9.99, 1e-9);
+    expect((await dispatch.messages.list()).pagination.total).to.equal(1);
+
+    // Without a key given, each call gets its own: two sends, two charges.
+    await dispatch.messages.send({ to: TO, from: 'Dispatch', body: 'Twice' });
+    await dispatch.messages.send({ to: TO, from: 'Dispatch', body: 'Twice' });
+    expect((await dispatch.balance.get()).balance).to.be.closeTo(9.97, 1e-9);
+  });
+
+  it('sends a bulk request', async () => {
+    const tenant = await sendingTenant();
+    const dispatch = sdk(tenant.key);
+    const result = await dispatch.messages.bulk({ recipients: [TO, '+14155550124', TO], from: 'Dispatch', body: 'To all', reference: 'bulk-1' });
+    expect(result).to.include({ object: 'bulk_result', total: 3, sent: 3, failed: 0 });
+    expect(result.messages.map((message) => message.to)).to.deep.equal([TO, '+14155550124', TO]);
+    expect(new Set(result.messages.map((message) => message.id)).size).to.equal(3);
+    expect(result.messages.every((message) => message.reference === 'bulk-1')).to.equal(true);
+  });
+
+  it('pages a list and iterates every page with listAll', async () => {
+    const tenant = await sendingTenant();
+    const { dispatch, counter } = countingSdk(tenant.key);
+    const created = [];
+    for (let i = 1; i <= 5; i++) created.push(await dispatch.senders.create({ sender_id: `SdkBrand${i}` }));
+    expect(created[0]).to.include({ object: 'sender', sender_id: 'SdkBrand1', type: 'alphanumeric', status: 'pending' });
+    expect((await dispatch.senders.get(created[0].id)).sender_id).to.equal('SdkBrand1');
+
+    const first = await dispatch.senders.list({ limit: 2 });
+    expect(first.data.map((sender) => sender.sender_id)).to.deep.equal(['SdkBrand5', 'SdkBrand4']);
+    expect(first.pagination).to.deep.equal({ page: 1, limit: 2, total: 6, pages: 3, has_more: true });
+
+    counter.requests = 0;
+    counter.urls = [];
+    const all = await collect(dispatch.senders.listAll({ limit: 2 }));
+    expect(counter.requests).to.equal(3);
+    expect(counter.urls.map((url) => new URL(url).search)).to.deep.equal(['?limit=2&page=1', '?limit=2&page=2', '?limit=2&page=3']);
+    expect(all.map((sender) => sender.sender_id)).to.deep.equal(['SdkBrand5', 'SdkBrand4', 'SdkBrand3', 'SdkBrand2', 'SdkBrand1', 'Dispatch']);
+
+    expect((await collect(dispatch.senders.listAll({ limit: 2, status: 'approved' }))).map((sender) => sender.sender_id)).to.deep.equal(['Dispatch']);
+    expect(await collect(dispatch.senders.listAll({ limit: 2, page: 3 }))).to.have.length(2);
+
+    for (let i = 0; i < 3; i++) await dispatch.messages.send({ to: TO, from: 'Dispatch', body: `Page ${i}` });
+    const messages = await collect(dispatch.messages.listAll({ limit: 2, to: TO }));
+    expect(messages.map((message) => message.body)).to.deep.equal(['Page 2', 'Page 1', 'Page 0']);
+  });
+
+  it('creates an API key that works, then revokes it', async () => {
+    const tenant = await createTenant();
+    const dispatch = sdk(tenant.key);
+    const created = await dispatch.apiKeys.create({ name: 'SDK key', permissions: ['account:read'] });
+    expect(created).to.include({ object: 'api_key', name: 'SDK key', is_active: true, rate_limit: 600 });
+    expect(created.plain_key).to.match(/^ds_live_/);
+
+    const limited = sdk(created.plain_key);
+    expect((await limited.account.get()).id).to.equal(tenant.accountId);
+    const forbidden = await rejection(limited.balance.get());
+    expect(forbidden).to.be.instanceOf(PermissionError);
+    expect(forbidden).to.include({ status: 403, type: 'authorization_error', code: 'forbidden' });
+    expect(forbidden.details).to.deep.equal({ required_scope: 'balance:read' });
+
+    expect((await dispatch.apiKeys.list()).data.map((key) => key.id)).to.include(created.id);
+    expect(await dispatch.apiKeys.revoke(created.id)).to.deep.equal({ id: created.id, object: 'api_key', deleted: true });
+    expect((await rejection(limited.account.get())).status).to.equal(401);
+    const listed = (await dispatch.apiKeys.list()).data.find((key) => key.id === created.id);
+    expect(listed?.is_active).to.equal(false);
+  });
+
+  it('creates, reads, lists and deletes a webhook endpoint', async () => {
+    const tenant = await createTenant();
+    const dispatch = sdk(tenant.key);
+    const created = await dispatch.webhooks.create({ url: 'http://127.0.0.1:9/sdk-hook', description: 'SDK test' });
+    expect(created).to.include({ object: 'webhook_endpoint', url: 'http://127.0.0.1:9/sdk-hook', description: 'SDK test', is_active: true });
+    expect(created.events).to.deep.equal(['*']);
+    expect(created.signing_secret).to.be.a('string').and.not.empty;
+
+    const read = await dispatch.webhooks.get(created.id);
+    expect(read.id).to.equal(created.id);
+    expect(read).to.not.have.property('signing_secret');
+    expect((await dispatch.webhooks.list()).data.map((endpoint) => endpoint.id)).to.deep.equal([created.id]);
+
+    expect(await dispatch.webhooks.delete(created.id)).to.include({ id: created.id, deleted: true });
+    expect((await dispatch.webhooks.list()).data).to.deep.equal([]);
+    const gone = await rejection(dispatch.webhooks.get(created.id));
+    expect(gone).to.be.instanceOf(InvalidRequestError);
+    expect(gone).to.include({ status: 404, code: 'resource_not_found' });
+  });
+
+  describe('typed errors', () => {
+    it('a 400 carries type, code, param and the request id, and is not retried', async () => {
+      const tenant = await sendingTenant();
+      const { dispatch, counter } = countingSdk(tenant.key);
+      const error = await rejection(dispatch.messages.send({ to: 'nope', from: 'Dispatch', body: 'Hi' }));
+      expect(error).to.be.instanceOf(InvalidRequestError);
+      expect(error).to.include({ status: 400, type: 'invalid_request_error', code: 'parameter_invalid', param: 'to' });
+      expect(error.requestId).to.match(/^req_/);
+      expect(error.message).to.be.a('string').and.not.empty;
+      expect(counter.requests).to.equal(1);
+    });
+
+    it('a 401 with a bad key is an AuthenticationError', async () => {
+      const error = await rejection(sdk('ds_live_not-a-real-key').account.get());
+      expect(error).to.be.instanceOf(AuthenticationError);
+      expect(error).to.include({ status: 401, type: 'authentication_error', code: 'unauthorized' });
+    });
+
+    it('a 404 is resource_not_found', async () => {
+      const tenant = await createTenant();
+      const error = await rejection(sdk(tenant.key).messages.get('msg_doesNotExist000000000000'));
+      expect(error).to.include({ status: 404, type: 'invalid_request_error', code: 'resource_not_found' });
+    });
+
+    it('a 402 is a BalanceError with its details', async () => {
+      const tenant = await sendingTenant({ balance: 0.001, routes: [{ price: 0.01 }] });
+      const error = await rejection(sdk(tenant.key).messages.send({ to: TO, from: 'Dispatch', body: 'Too dear' }));
+      expect(error).to.be.instanceOf(BalanceError);
+      expect(error).to.include({ status: 402, code: 'insufficient_balance' });
+      expect(error.details).to.include({ currency: 'USD' });
+    });
+
+    it('a 429 with maxRetries 0 is a RateLimitError with retryAfter', async () => {
+      const tenant = await createTenant();
+      const key = await createAdminKey(tenant.accountId, { name: 'One a minute', rate_limit: 1 });
+      const dispatch = sdk(key.plain_key, { maxRetries: 0 });
+      await dispatch.account.get();
+      const error = await rejection(dispatch.account.get());
+      expect(error).to.be.instanceOf(RateLimitError);
+      expect(error).to.include({ status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+      expect((error as RateLimitError).retryAfter).to.be.within(1, 60);
+    });
+  });
+});

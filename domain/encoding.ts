@@ -17,6 +17,8 @@
  * `parts.join('') === body` always holds.
  */
 
+import { GSM7_BASIC, GSM7_ESCAPE, GSM7_EXTENSION } from '../providers/gsm7-bytes.ts';
+
 export type Encoding = 'GSM-7' | 'UCS-2';
 
 export interface SegmentPlan {
@@ -37,22 +39,11 @@ const GSM7_MULTI_LIMIT = 153;
 const UCS2_SINGLE_LIMIT = 70;
 const UCS2_MULTI_LIMIT = 67;
 
-/**
- * GSM 03.38 default alphabet, in table order (0x00-0x7F). The ESC slot (0x1B)
- * is not a user character and is omitted, leaving 127 characters.
- */
-const GSM7_BASIC =
-  '@£$¥èéùìòÇ\nØø\rÅå' +
-  'Δ_ΦΓΛΩΠΨΣΘΞ' + /* 0x1B ESC */ 'ÆæßÉ' +
-  ' !"#¤%&\'()*+,-./' +
-  '0123456789:;<=>?' +
-  '¡ABCDEFGHIJKLMNO' +
-  'PQRSTUVWXYZÄÖÑÜ§' +
-  '¿abcdefghijklmno' +
-  'pqrstuvwxyzäöñüà';
+/** The default alphabet without its ESC slot (not a user character): 127 characters. */
+const GSM7_BASIC_CHARACTERS = [...GSM7_BASIC].filter((ch) => ch.charCodeAt(0) !== GSM7_ESCAPE).join('');
 
-/** GSM 03.38 extension table: each costs two septets (ESC + character). */
-const GSM7_EXTENSION = '\f^{}\\[~]|€';
+/** The extension table: each costs two septets (ESC + character). */
+const GSM7_EXTENSION_CHARACTERS = [...GSM7_EXTENSION.keys()].join('');
 
 /**
  * Septet cost per UTF-16 code unit: 0 = not GSM-7, 1 = basic, 2 = extension.
@@ -63,10 +54,10 @@ const SEPTET_COST: Uint8Array = buildSeptetCostTable();
 
 function buildSeptetCostTable(): Uint8Array {
   let max = 0;
-  for (const ch of GSM7_BASIC + GSM7_EXTENSION) max = Math.max(max, ch.charCodeAt(0));
+  for (const ch of GSM7_BASIC_CHARACTERS + GSM7_EXTENSION_CHARACTERS) max = Math.max(max, ch.charCodeAt(0));
   const table = new Uint8Array(max + 1);
-  for (const ch of GSM7_BASIC) table[ch.charCodeAt(0)] = 1;
-  for (const ch of GSM7_EXTENSION) table[ch.charCodeAt(0)] = 2;
+  for (const ch of GSM7_BASIC_CHARACTERS) table[ch.charCodeAt(0)] = 1;
+  for (const ch of GSM7_EXTENSION_CHARACTERS) table[ch.charCodeAt(0)] = 2;
   return table;
 }
 

@@ -1,10 +1,10 @@
 /**
- * GSM 03.38 default alphabet as unpacked bytes (one byte per septet), the form SMPP carries with
- * data_coding 0. Providers import nothing from domain/, so the table lives here as well.
+ * The GSM 03.38 alphabet, and its unpacked bytes (one byte per septet), the form SMPP carries
+ * with data_coding 0. domain/encoding.ts counts septets from the same tables.
  */
 
 /** The default alphabet in table order, 0x00-0x7F; 0x1B is the escape to the extension table. */
-const BASIC =
+export const GSM7_BASIC =
   '@£$¥èéùìòÇ\nØø\rÅå' +
   'Δ_ΦΓΛΩΠΨΣΘΞ\x1bÆæßÉ' +
   ' !"#¤%&\'()*+,-./' +
@@ -14,10 +14,11 @@ const BASIC =
   '¿abcdefghijklmno' +
   'pqrstuvwxyzäöñüà';
 
-const ESCAPE = 0x1b;
+export const GSM7_ESCAPE = 0x1b;
+
 
 /** Extension characters and the code that follows the escape byte. */
-const EXTENSION: ReadonlyMap<string, number> = new Map([
+export const GSM7_EXTENSION: ReadonlyMap<string, number> = new Map([
   ['\f', 0x0a],
   ['^', 0x14],
   ['{', 0x28],
@@ -30,8 +31,8 @@ const EXTENSION: ReadonlyMap<string, number> = new Map([
   ['€', 0x65],
 ]);
 
-const BASIC_CODES: ReadonlyMap<string, number> = new Map([...BASIC].map((ch, code) => [ch, code]));
-const EXTENSION_CHARS: ReadonlyMap<number, string> = new Map([...EXTENSION].map(([ch, code]) => [code, ch]));
+const BASIC_CODES: ReadonlyMap<string, number> = new Map([...GSM7_BASIC].map((ch, code) => [ch, code]));
+const EXTENSION_CHARS: ReadonlyMap<number, string> = new Map([...GSM7_EXTENSION].map(([ch, code]) => [code, ch]));
 
 /**
  * Encodes GSM-7 text as unpacked GSM 03.38 bytes; an extension character becomes ESC + its code.
@@ -45,11 +46,11 @@ export function encodeGsm7(text: string): Buffer {
       bytes.push(code);
       continue;
     }
-    const extension = EXTENSION.get(ch);
+    const extension = GSM7_EXTENSION.get(ch);
     if (extension === undefined) {
       throw new RangeError(`character U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} is not in the GSM 03.38 alphabet`);
     }
-    bytes.push(ESCAPE, extension);
+    bytes.push(GSM7_ESCAPE, extension);
   }
   return Buffer.from(bytes);
 }
@@ -64,7 +65,7 @@ export function gsm7TextToBytes(text: string): Buffer {
   for (const ch of text) {
     const code = BASIC_CODES.get(ch);
     if (code !== undefined) bytes.push(code);
-    else if (EXTENSION.has(ch)) bytes.push(ESCAPE, EXTENSION.get(ch)!);
+    else if (GSM7_EXTENSION.has(ch)) bytes.push(GSM7_ESCAPE, GSM7_EXTENSION.get(ch)!);
     else bytes.push(0x3f);
   }
   return Buffer.from(bytes);
@@ -74,10 +75,10 @@ export function gsm7TextToBytes(text: string): Buffer {
 export function decodeGsm7(bytes: Uint8Array): string {
   let text = '';
   for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] === ESCAPE && i + 1 < bytes.length) {
+    if (bytes[i] === GSM7_ESCAPE && i + 1 < bytes.length) {
       text += EXTENSION_CHARS.get(bytes[++i]!) ?? ' ';
     } else {
-      text += BASIC[bytes[i]! & 0x7f];
+      text += GSM7_BASIC[bytes[i]! & 0x7f];
     }
   }
   return text;

@@ -6,7 +6,7 @@ import addFormats from 'ajv-formats';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { handlers } from '../handlers/index.ts';
-import type { AdminCaller, CustomerCaller, OperationId, Services } from '../handlers/types.ts';
+import type { AdminCaller, CustomerCaller, Services } from '../handlers/types.ts';
 import { authenticateAdmin, authenticateCustomer, type AuthDependencies } from './auth.ts';
 import { errorBody, successBody } from './envelope.ts';
 import { fromValidationErrors, toApiError } from './error-response.ts';
@@ -56,6 +56,10 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
   api.registerSecurityHandler('adminToken', (_c: BackendContext, req: Request) => authenticateAdmin(deps.auth, req));
 
   api.register({
+    postRoutingHandler: (c: BackendContext, _req: Request, res: Response) => {
+      // Known from here on, so that refusals (401, 403, 429, 400) are logged and measured by operation too.
+      if (c.operation) res.locals.operationId = c.operation.operationId;
+    },
     notFound: (_c: BackendContext, req: Request) => {
       throw new ApiError(404, 'invalid_request_error', 'not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`);
     },
@@ -85,14 +89,12 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
       const caller = (c.security?.apiKey ?? c.security?.adminToken) as Caller;
       const request = { params: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody };
       const context = { services: deps.services, caller, requestId: res.locals.requestId as string };
-      res.locals.operationId = operationId as OperationId;
       return (handler as (request: unknown, context: unknown) => Promise<HandlerResult>)(request, context);
     });
   }
 
   await api.init();
-  const documented = new Set(api.definition.paths ? Object.values(api.definition.paths).flatMap((item) => METHODS.map((m) => item?.[m]?.operationId)) : []);
-  const missing = [...documented].filter((id): id is string => typeof id === 'string' && !(id in handlers));
+  const missing = api.getOperations().map((operation) => operation.operationId as string).filter((id) => !(id in handlers));
   if (missing.length > 0) throw new Error(`openapi.yaml has operations without a handler: ${missing.join(', ')}`);
   return api;
 }

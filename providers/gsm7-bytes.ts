@@ -16,7 +16,6 @@ export const GSM7_BASIC =
 
 export const GSM7_ESCAPE = 0x1b;
 
-
 /** Extension characters and the code that follows the escape byte. */
 export const GSM7_EXTENSION: ReadonlyMap<string, number> = new Map([
   ['\f', 0x0a],

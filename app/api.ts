@@ -9,6 +9,7 @@ import { handlers } from '../handlers/index.ts';
 import type { AdminCaller, CustomerCaller, Services } from '../handlers/types.ts';
 import { authenticateAdmin, authenticateCustomer, type AuthDependencies } from './auth.ts';
 import { errorBody, successBody } from './envelope.ts';
+import { docsRouter } from './docs.ts';
 import { fromValidationErrors, toApiError } from './error-response.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
@@ -149,6 +150,7 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
   });
 
   app.use(deps.callbacks);
+  app.use(docsRouter());
 
   app.use('/api/v1', (req: Request, _res: Response, next: NextFunction) => {
     if (hasBody(req) && !req.is('application/json')) {

@@ -1,0 +1,168 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import yaml from 'js-yaml';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { PUBLIC_DIR, SOURCE_PATH, TITLE } from '../../scripts/build-docs.ts';
+import { harness } from '../support/harness.ts';
+
+/** Debian's chromium: no test downloads a browser of its own. */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'];
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+const SCREENSHOT = join(ARTIFACTS, 'docs.png');
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+// Redoc 3's sidebar: a menu of tags; a tag's operations are listed once it is opened.
+const MENU = '[data-component-name="Menu/Menu"]';
+const MENU_OPERATION_LABELS = `${MENU} .menu-item-type-operation [data-text]`;
+
+// What the functions run in the page use of the browser's globals (tsconfig has no DOM library).
+interface PageElement {
+  getAttribute(name: string): string | null;
+  readonly href: string;
+  readonly innerText: string;
+}
+declare const window: { readonly scrollY: number; scrollTo(x: number, y: number): void };
+declare const document: {
+  readonly documentElement: { readonly scrollHeight: number };
+  getElementById(id: string): object | null;
+  querySelectorAll(selector: string): ArrayLike<PageElement>;
+};
+
+interface Operation {
+  summary: string;
+  tags: string[];
+  internal: boolean;
+}
+
+async function operationsIn(path: string): Promise<Operation[]> {
+  const openapi = yaml.load(await readFile(path, 'utf8')) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+  return Object.values(openapi.paths).flatMap((item) =>
+    Object.entries(item)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([, operation]) => ({ summary: String(operation.summary), tags: (operation.tags as string[] | undefined) ?? [], internal: operation['x-internal'] === true })),
+  );
+}
+
+/** Waits until the page has stopped scrolling (its scroll position holds for 200 ms). */
+async function settleScroll(page: Page): Promise<void> {
+  let last = -1;
+  for (let checks = 0; checks < 50; checks += 1) {
+    const y = await page.evaluate(() => window.scrollY);
+    if (y === last) return;
+    last = y;
+    await page.waitForTimeout(200);
+  }
+}
+
+/** Scrolls down the page a screen at a time, then back to the top. */
+async function scrollThrough(page: Page): Promise<void> {
+  const screen = page.viewportSize()?.height ?? 800;
+  for (let y = 0; y < (await page.evaluate(() => document.documentElement.scrollHeight)); y += screen) {
+    await page.evaluate((top) => window.scrollTo(0, top), y);
+    await page.waitForTimeout(50);
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await settleScroll(page);
+}
+
+async function menuOperationLabels(page: Page): Promise<string[]> {
+  return page.locator(MENU_OPERATION_LABELS).evaluateAll((labels) => labels.map((label) => (label as PageElement).getAttribute('data-text') ?? ''));
+}
+
+describe('/docs in a browser (headless Chromium)', () => {
+  let profile: string | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  before(async function () {
+    this.timeout(30_000);
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's package with \`apt-get install chromium\` (tests never download a browser of their own).`);
+    }
+    profile = await mkdtemp(join(tmpdir(), 'dispatch-chromium-'));
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 } });
+    // The page must work offline: nothing outside the service is fetched.
+    const origin = new URL(harness.baseUrl).origin;
+    await context.route(
+      (url) => (url.protocol === 'http:' || url.protocol === 'https:') && url.origin !== origin,
+      (route) => route.abort('internetdisconnected'),
+    );
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    await context?.close();
+    if (profile) await rm(profile, { recursive: true, force: true });
+  });
+
+  it('lists every public operation and no admin operation, and saves a screenshot', async function () {
+    this.timeout(30_000);
+    const publicOperations = await operationsIn(join(PUBLIC_DIR, 'openapi.yaml'));
+    const adminOperations = (await operationsIn(SOURCE_PATH)).filter((operation) => operation.internal);
+    const tags = [...new Set(publicOperations.flatMap((operation) => operation.tags))];
+    expect(publicOperations.length).to.be.greaterThan(0);
+    expect(adminOperations.length).to.be.greaterThan(0);
+
+    const response = await page.goto(`${new URL(harness.baseUrl).origin}/docs`, { waitUntil: 'load' });
+    expect(response?.status(), 'GET /docs').to.equal(200);
+    expect(await page.title()).to.equal(TITLE);
+    // The page arrives prerendered; wait until React has taken it over (hydrateRoot marks its
+    // container), or a click would follow the prerendered link instead of Redoc's router.
+    await page.waitForFunction(() => Object.keys(document.getElementById('redoc') ?? {}).some((key) => key.startsWith('__reactContainer$')), undefined, { timeout: 10_000 });
+
+    const menu = page.locator(MENU);
+    const listed = new Set<string>();
+    const texts: string[] = [await page.locator('body').innerText()];
+    for (const tag of tags) {
+      const expected = publicOperations.filter((operation) => operation.tags.includes(tag)).map((operation) => operation.summary);
+      await menu.getByRole('link', { name: tag, exact: true }).first().click();
+      try {
+        await page.waitForFunction(
+          ({ selector, summaries }) => {
+            const shown = new Set(Array.from(document.querySelectorAll(selector), (label) => label.getAttribute('data-text')));
+            return summaries.every((summary) => shown.has(summary));
+          },
+          { selector: MENU_OPERATION_LABELS, summaries: expected },
+          { timeout: 5_000 },
+        );
+      } catch {
+        expect(await menuOperationLabels(page), `the sidebar under "${tag}" (page ${page.url()})`).to.include.members(expected);
+      }
+      for (const label of await menuOperationLabels(page)) listed.add(label);
+      texts.push(await page.locator('body').innerText());
+    }
+
+    expect([...listed].sort(), 'the operations the sidebar lists').to.deep.equal(publicOperations.map((operation) => operation.summary).sort());
+    const menuTags = await menu.locator('a[href]').evaluateAll((links) => links.map((link) => (link as PageElement).innerText.trim()));
+    expect(menuTags, 'the sidebar').to.not.include('Admin');
+    const text = texts.join('\n');
+    const shownAdmin = adminOperations.map((operation) => operation.summary).filter((summary) => text.includes(summary));
+    expect(shownAdmin, 'admin operations shown on the page').to.deep.equal([]);
+    expect(await page.locator('a[href*="admin" i]').count(), 'links to admin operations').to.equal(0);
+    // Redoc routes on the hash (/docs#/messages): no link may lead to a path the service lacks.
+    const links = await page.locator('a[href]').evaluateAll((anchors) => anchors.map((anchor) => (anchor as PageElement).href));
+    const offPage = links.filter((link) => new URL(link).origin === new URL(harness.baseUrl).origin && new URL(link).pathname !== '/docs');
+    expect(offPage, 'links from /docs to other paths of the service').to.deep.equal([]);
+
+    // The screenshot: the whole page, the first tag open (its operations in the sidebar and in
+    // the page). Redoc renders an operation once it nears the viewport, so scroll through first.
+    await menu.getByRole('link', { name: tags[0], exact: true }).first().click();
+    await page.waitForFunction((selector) => document.querySelectorAll(selector).length > 0, MENU_OPERATION_LABELS);
+    await settleScroll(page); // Redoc scrolls to the tag it opened
+    await scrollThrough(page);
+    // Its sections are `content-visibility: auto`, which a full-page capture leaves blank.
+    await page.addStyleTag({ content: '* { content-visibility: visible !important; }' });
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+    expect(pageErrors, 'uncaught errors in the page').to.deep.equal([]);
+  });
+});

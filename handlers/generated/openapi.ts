@@ -878,7 +878,7 @@ export interface paths {
          *     admin API is off and answers 401.
          *
          *     Deletes the blocklist entry for `number` (E.164; URL-encode the `+` as `%2B`, as in
-         *     `/admin/blocklist/%2B447700900456`). With `account_id`, the entry of that account is
+         *     `/admin/blocklist/%2B447400123457`). With `account_id`, the entry of that account is
          *     deleted; without it, the global entry. Other entries for the number stay. When there
          *     is no such entry, 404 `resource_not_found`. The deleted result's `id` is the entry's
          *     id and its `object` is `blocklist_entry`.
@@ -2063,7 +2063,7 @@ export interface components {
         MessageStatusFilter: "pending" | "sent" | "delivered" | "failed" | "undelivered";
         /**
          * @description Only messages to this number (E.164, exact match; encode `+` as `%2B`).
-         * @example +447700900123
+         * @example +447400123456
          */
         MessageToFilter: string;
         /**
@@ -2129,7 +2129,7 @@ export interface components {
         AssignedRouteId: number;
         /**
          * @description The blocked number in E.164, with the `+` URL-encoded as `%2B`.
-         * @example +447700900456
+         * @example +447400123457
          */
         BlocklistNumber: string;
         /**
@@ -2226,7 +2226,7 @@ export interface operations {
                      *       "data": {
                      *         "id": "msg_sCq0YP1SE6qBUhU76ESWGWVb",
                      *         "object": "message",
-                     *         "to": "+447700900123",
+                     *         "to": "+447400123456",
                      *         "from": "AcmeShip",
                      *         "body": "Your parcel AB-1042 arrives today between 10:00 and 12:00.",
                      *         "status": "pending",
@@ -2294,9 +2294,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "recipients": [
-                 *         "+447700900123",
-                 *         "+447700900456",
-                 *         "+447700900789"
+                 *         "+447400123456",
+                 *         "+447400123457",
+                 *         "+447400123458"
                  *       ],
                  *       "from": "AcmeShip",
                  *       "body": "Reminder: the depot is closed on Monday 24 November.",
@@ -2332,7 +2332,7 @@ export interface operations {
                      *           {
                      *             "id": "msg_ciISeUaZ5H5y24gubndvqIJX",
                      *             "object": "message",
-                     *             "to": "+447700900123",
+                     *             "to": "+447400123456",
                      *             "from": "AcmeShip",
                      *             "body": "Reminder: the depot is closed on Monday 24 November.",
                      *             "status": "pending",
@@ -2353,7 +2353,7 @@ export interface operations {
                      *           {
                      *             "id": "msg_CKjoVgE3xqYcGYdwa96q8tWm",
                      *             "object": "message",
-                     *             "to": "+447700900456",
+                     *             "to": "+447400123457",
                      *             "from": "AcmeShip",
                      *             "body": "Reminder: the depot is closed on Monday 24 November.",
                      *             "status": "failed",
@@ -2365,7 +2365,7 @@ export interface operations {
                      *             "error": {
                      *               "type": "invalid_request_error",
                      *               "code": "recipient_blocklisted",
-                     *               "message": "The recipient +447700900456 is on the blocklist."
+                     *               "message": "The recipient +447400123457 is on the blocklist."
                      *             },
                      *             "reference": "depot-closure-2025-11",
                      *             "segments": 1,
@@ -2378,7 +2378,7 @@ export interface operations {
                      *           {
                      *             "id": "msg_lpxIInbU2aVvFeBzrztWstlT",
                      *             "object": "message",
-                     *             "to": "+447700900789",
+                     *             "to": "+447400123458",
                      *             "from": "AcmeShip",
                      *             "body": "Reminder: the depot is closed on Monday 24 November.",
                      *             "status": "pending",
@@ -2429,7 +2429,7 @@ export interface operations {
                 status?: components["parameters"]["MessageStatusFilter"];
                 /**
                  * @description Only messages to this number (E.164, exact match; encode `+` as `%2B`).
-                 * @example +447700900123
+                 * @example +447400123456
                  */
                 to?: components["parameters"]["MessageToFilter"];
                 /**
@@ -2496,7 +2496,7 @@ export interface operations {
                      *         {
                      *           "id": "msg_RSeZXHQYkYir9yFxGX3QpEj1",
                      *           "object": "message",
-                     *           "to": "+447700900123",
+                     *           "to": "+447400123456",
                      *           "from": "AcmeShip",
                      *           "body": "Ihr Paket AB-1042 wird heute zugestellt. Grüße, Acme 📦",
                      *           "status": "failed",
@@ -2572,7 +2572,7 @@ export interface operations {
                      *       "data": {
                      *         "id": "msg_sCq0YP1SE6qBUhU76ESWGWVb",
                      *         "object": "message",
-                     *         "to": "+447700900123",
+                     *         "to": "+447400123456",
                      *         "from": "AcmeShip",
                      *         "body": "Your parcel AB-1042 arrives today between 10:00 and 12:00.",
                      *         "status": "delivered",
@@ -3438,7 +3438,7 @@ export interface operations {
                      *           "data": {
                      *             "id": "msg_sCq0YP1SE6qBUhU76ESWGWVb",
                      *             "object": "message",
-                     *             "to": "+447700900123",
+                     *             "to": "+447400123456",
                      *             "from": "AcmeShip",
                      *             "body": "Your parcel AB-1042 arrives today between 10:00 and 12:00.",
                      *             "status": "delivered",
@@ -3465,7 +3465,7 @@ export interface operations {
                      *           "data": {
                      *             "id": "msg_sCq0YP1SE6qBUhU76ESWGWVb",
                      *             "object": "message",
-                     *             "to": "+447700900123",
+                     *             "to": "+447400123456",
                      *             "from": "AcmeShip",
                      *             "body": "Your parcel AB-1042 arrives today between 10:00 and 12:00.",
                      *             "status": "sent",
@@ -4262,7 +4262,7 @@ export interface operations {
                      *       "data": {
                      *         "id": "blk_bHxWT5MgtqYa1OVXyRQxAkTR",
                      *         "object": "blocklist_entry",
-                     *         "number": "+447700900456",
+                     *         "number": "+447400123457",
                      *         "account_id": null,
                      *         "reason": "Subscriber asked for no more messages (STOP).",
                      *         "created_at": "2025-11-18T10:22:37.045Z"
@@ -4298,7 +4298,7 @@ export interface operations {
             path: {
                 /**
                  * @description The blocked number in E.164, with the `+` URL-encoded as `%2B`.
-                 * @example +447700900456
+                 * @example +447400123457
                  */
                 number: components["parameters"]["BlocklistNumber"];
             };

@@ -22,7 +22,7 @@ describe('GET /metrics', () => {
     const [unavailable, healthy] = tenant.routeIds;
     const before = await scrape();
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: '+14155550123', from: 'Dispatch', body: 'Counted' } });
-    await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'sent');
+    await waitForMessage(tenant, response.body.data.id, (m) => m.status !== 'pending');
     const after = await scrape();
     // Database figures are cached for 15 s per process: a fresh process reads them now.
     const fresh = await startInstance(harness.database.url);

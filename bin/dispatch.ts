@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// The `dispatch` command line (package.json "bin"). Run by Node 24, which strips the types:
+// `npx dispatch ...` or `npm exec dispatch -- ...` put node_modules/.bin, where the `node` package
+// installs Node 24, first on PATH.
+import { runCli } from '../cli/program.ts';
+
+// A reader that went away (`dispatch events tail --json | head -1`) is no error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
+const code = await runCli(process.argv);
+if (code !== undefined) process.exitCode = code;

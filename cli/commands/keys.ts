@@ -1,0 +1,63 @@
+// dispatch keys create (admin API: a key for any account, e.g. a new customer's first key).
+import { Command } from 'commander';
+import type { ApiKeyWithSecret } from '../admin-client.ts';
+import { adminOptions, integer, list, positiveInteger, run, timestamp } from '../context.ts';
+import { fields } from '../output.ts';
+
+export const showKey = (key: ApiKeyWithSecret) =>
+  fields([
+    ['ID', key.id],
+    ['Name', key.name],
+    ['Key', key.plain_key],
+    ['Permissions', key.permissions],
+    ['Rate limit', `${key.rate_limit}/min`],
+    ['Daily limit', key.daily_limit],
+    ['Monthly limit', key.monthly_limit],
+    ['Allowed IPs', key.allowed_ips],
+    ['Expires', key.expires_at],
+    ['Created', key.created_at],
+  ]);
+
+interface CreateOptions {
+  name: string;
+  permissions?: string[];
+  rateLimit?: number;
+  dailyLimit?: number;
+  monthlyLimit?: number;
+  allowedIps?: string[];
+  expiresAt?: string;
+}
+
+export function keysCommand(): Command {
+  const keys = new Command('keys').description('Create API keys for accounts (admin)');
+
+  adminOptions(
+    keys
+      .command('create')
+      .description('Create an API key for an account; the full key is shown this once')
+      .argument('<account-id>', 'acct_...')
+      .requiredOption('--name <name>', 'a name for the key')
+      .option('--permissions <scopes>', 'comma-separated scopes, e.g. sms:send,sms:read (default: every scope)', list)
+      .option('--rate-limit <n>', 'requests per minute (default 600)', positiveInteger)
+      .option('--daily-limit <n>', 'messages per UTC day', integer)
+      .option('--monthly-limit <n>', 'messages per UTC month', integer)
+      .option('--allowed-ips <list>', 'comma-separated IPv4 addresses or CIDR ranges', list)
+      .option('--expires-at <date-time>', 'expiry, e.g. 2026-12-31T00:00:00Z', timestamp),
+  ).action((accountId: string, options: CreateOptions, command: Command) =>
+    run(command, async ({ admin, out }) => {
+      const key = await (await admin()).createApiKey(accountId, {
+        name: options.name,
+        ...(options.permissions !== undefined && { permissions: options.permissions as ApiKeyWithSecret['permissions'] }),
+        ...(options.rateLimit !== undefined && { rate_limit: options.rateLimit }),
+        ...(options.dailyLimit !== undefined && { daily_limit: options.dailyLimit }),
+        ...(options.monthlyLimit !== undefined && { monthly_limit: options.monthlyLimit }),
+        ...(options.allowedIps !== undefined && { allowed_ips: options.allowedIps }),
+        ...(options.expiresAt !== undefined && { expires_at: options.expiresAt }),
+      });
+      out.result(key, () => showKey(key));
+      out.note('Store this key now: it is shown only once and cannot be retrieved later.');
+    }),
+  );
+
+  return keys;
+}

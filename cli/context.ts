@@ -1,0 +1,122 @@
+// What every command shares: the common options (--json and the connection flags), argument
+// parsers that turn bad values into usage errors, and `run`, which gives an action its output,
+// connection and clients, and turns whatever it throws into an error line and an exit code.
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Dispatch } from '../sdk/index.ts';
+import { AdminClient } from './admin-client.ts';
+import { EXIT, Output, type ExitCode } from './output.ts';
+import { requireAdminToken, requireApiKey, resolveConnection, type Connection, type ConnectionFlags } from './settings.ts';
+
+export interface CommonOptions extends ConnectionFlags {
+  json?: boolean;
+}
+
+export interface Context {
+  out: Output;
+  connection(): Promise<Connection>;
+  /** The admin API client (needs an admin token). */
+  admin(): Promise<AdminClient>;
+  /** The customer SDK (needs an API key). */
+  sdk(): Promise<Dispatch>;
+}
+
+const CONNECTION = 'Connection options:';
+
+export function withJson(command: Command): Command {
+  return command.addOption(new Option('--json', 'print the result as JSON on stdout (errors as JSON on stderr)'));
+}
+
+/** --json, --url and --admin-token: for the admin operations. */
+export function adminOptions(command: Command): Command {
+  return withJson(command)
+    .addOption(new Option('--url <url>', 'Dispatch base URL [env: DISPATCH_URL]').helpGroup(CONNECTION))
+    .addOption(new Option('--admin-token <token>', 'the operator token [env: DISPATCH_ADMIN_TOKEN]').helpGroup(CONNECTION));
+}
+
+/** --json, --url and --api-key: for the customer operations. */
+export function customerOptions(command: Command): Command {
+  return withJson(command)
+    .addOption(new Option('--url <url>', 'Dispatch base URL [env: DISPATCH_URL]').helpGroup(CONNECTION))
+    .addOption(new Option('--api-key <key>', 'an API key, ds_live_... [env: DISPATCH_API_KEY]').helpGroup(CONNECTION));
+}
+
+/**
+ * Runs an action: `body` answers an exit code (default 0) or throws; a thrown error is reported on
+ * stderr and becomes its exit code. The code is set on process.exitCode (not process.exit), so
+ * that stdout is flushed whole into a pipe.
+ */
+export async function run(command: Command, body: (context: Context) => Promise<ExitCode | void>): Promise<void> {
+  const options = command.opts<CommonOptions>();
+  const out = new Output(options.json === true);
+  let resolved: Promise<Connection> | undefined;
+  const connection = () => (resolved ??= resolveConnection(options));
+  const context: Context = {
+    out,
+    connection,
+    admin: async () => {
+      const settings = await connection();
+      return new AdminClient({ baseUrl: settings.baseUrl, token: requireAdminToken(settings) });
+    },
+    sdk: async () => {
+      const settings = await connection();
+      return new Dispatch({ apiKey: requireApiKey(settings), baseUrl: settings.baseUrl, userAgent: 'dispatch-cli' });
+    },
+  };
+  try {
+    process.exitCode = (await body(context)) ?? EXIT.ok;
+  } catch (error) {
+    process.exitCode = out.fail(error);
+  }
+}
+
+// Argument parsers: commander reports an InvalidArgumentError as a usage error (exit 2).
+
+export function number(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed)) throw new InvalidArgumentError('Not a number.');
+  return parsed;
+}
+
+export function integer(value: string): number {
+  const parsed = number(value);
+  if (!Number.isInteger(parsed)) throw new InvalidArgumentError('Not an integer.');
+  return parsed;
+}
+
+export function positiveInteger(value: string): number {
+  const parsed = integer(value);
+  if (parsed < 1) throw new InvalidArgumentError('Must be 1 or more.');
+  return parsed;
+}
+
+/** `a,b, c` -> ['a', 'b', 'c']; an empty string -> []. */
+export function list(value: string): string[] {
+  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** A JSON object, inline or from a file as `@path`. */
+export function jsonObject(value: string): Record<string, unknown> {
+  let text = value;
+  if (value.startsWith('@')) {
+    try {
+      text = readFileSync(value.slice(1), 'utf8');
+    } catch (error) {
+      throw new InvalidArgumentError(`Cannot read ${value.slice(1)}: ${(error as Error).message}`);
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidArgumentError(`Not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError('Expected a JSON object.');
+  return parsed as Record<string, unknown>;
+}
+
+export function timestamp(value: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new InvalidArgumentError('Not a date-time (e.g. 2025-11-21T14:00:00Z).');
+  return new Date(time).toISOString();
+}

@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { cli } from './run-cli.ts';
+
+// --help everywhere, and usage errors exit 2 (commander's own errors included).
+
+describe('dispatch: help and usage errors', () => {
+  it('--help lists every command, the settings and the exit codes, and exits 0', async () => {
+    const result = await cli(['--help']);
+    expect(result.code).to.equal(0);
+    for (const command of ['serve', 'migrate', 'send', 'bulk', 'messages', 'events', 'accounts', 'keys', 'routes', 'senders', 'blocklist']) {
+      expect(result.stdout).to.match(new RegExp(`^  ${command}\\b`, 'm'));
+    }
+    expect(result.stdout).to.include('DISPATCH_API_KEY').and.include('credentials.json');
+    expect(result.stdout).to.match(/Exit codes:[\s\S]*0 {2}success[\s\S]*1 {2}Dispatch refused[\s\S]*2 {2}usage error[\s\S]*3 {2}Dispatch unreachable[\s\S]*4 {2}bulk finished/);
+    expect(result.stderr).to.equal('');
+  });
+
+  it('a noun lists its verbs; a verb lists its options, --json and the connection options', async () => {
+    const routes = await cli(['routes', '--help']);
+    expect(routes.code).to.equal(0);
+    for (const verb of ['create', 'list', 'get', 'update', 'assign', 'unassign']) expect(routes.stdout).to.match(new RegExp(`^  ${verb}\\b`, 'm'));
+
+    const send = await cli(['send', '--help']);
+    expect(send.code).to.equal(0);
+    for (const option of ['--to', '--from', '--body', '--reference', '--route-id', '--idempotency-key', '--json', '--url', '--api-key']) expect(send.stdout).to.include(option);
+
+    const create = await cli(['accounts', 'create', '--help']);
+    expect(create.code).to.equal(0);
+    for (const option of ['--email', '--name', '--company-name', '--country', '--currency', '--balance', '--json', '--admin-token']) expect(create.stdout).to.include(option);
+
+    const help = await cli(['help', 'bulk']);
+    expect(help.code).to.equal(0);
+    expect(help.stdout).to.include('--csv').and.include('--column');
+  });
+
+  it('--help works on every command of the tree', async () => {
+    const commands = [
+      ['serve'], ['migrate'], ['send'], ['bulk'], ['messages', 'get'], ['messages', 'list'], ['events', 'tail'],
+      ['accounts', 'create'], ['accounts', 'get'], ['accounts', 'credit'], ['keys', 'create'],
+      ['routes', 'create'], ['routes', 'list'], ['routes', 'get'], ['routes', 'update'], ['routes', 'assign'], ['routes', 'unassign'],
+      ['senders', 'create'], ['senders', 'list'], ['senders', 'approve'], ['senders', 'reject'], ['senders', 'suspend'],
+      ['blocklist', 'add'], ['blocklist', 'remove'],
+    ];
+    const results = await Promise.all(commands.map((command) => cli([...command, '--help'])));
+    results.forEach((result, i) => {
+      expect(result.code, commands[i].join(' ')).to.equal(0);
+      expect(result.stdout, commands[i].join(' ')).to.include(`Usage: dispatch ${commands[i].join(' ')}`);
+    });
+  });
+
+  it('exits 2 on usage errors: no command, an unknown command or option, a missing or bad value', async () => {
+    const cases: [string[], RegExp][] = [
+      [[], /Usage: dispatch/],
+      [['accounts'], /Usage: dispatch accounts/],
+      [['bogus'], /unknown command 'bogus'/],
+      [['send', '--to', '+14155550123', '--from', 'X'], /required option '--body <text>' not specified/],
+      [['accounts', 'get'], /missing required argument 'account-id'/],
+      [['accounts', 'get', 'acct_x', '--bogus'], /unknown option '--bogus'/],
+      [['routes', 'create', '--name', 'r', '--provider', 'carrier-pigeon', '--config', '{}', '--price', '1'], /Allowed choices are simulator, http, smpp/],
+      [['routes', 'create', '--name', 'r', '--provider', 'http', '--config', '{nope', '--price', '1'], /Not valid JSON/],
+      [['routes', 'assign', 'acct_x', '1', '--priority', 'first'], /'--priority <n>' argument 'first' is invalid/],
+      [['routes', 'update', '1'], /nothing to update/],
+      [['routes', 'update', '1', '--active', '--inactive'], /cannot be used with/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => cli(args)));
+    results.forEach((result, i) => {
+      expect(result.code, cases[i][0].join(' ')).to.equal(2);
+      expect(result.stderr, cases[i][0].join(' ')).to.match(cases[i][1]);
+      expect(result.stdout, cases[i][0].join(' ')).to.equal('');
+    });
+  });
+
+  it('--version prints the package version', async () => {
+    const result = await cli(['--version']);
+    expect(result.code).to.equal(0);
+    expect(result.stdout.trim()).to.match(/^\d+\.\d+\.\d+/);
+  });
+});

@@ -1,0 +1,126 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { sendingTenant, waitForMessage, type Tenant } from '../support/fixtures.ts';
+import { ADMIN_TOKEN, harness } from '../support/harness.ts';
+import { cli, cliEnv, cliJson } from './run-cli.ts';
+
+// Customer commands through the SDK, against the live Dispatch of the run.
+
+const TO = '+14155550123';
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('dispatch: send and messages', () => {
+  let tenant: Tenant;
+  before(async () => {
+    tenant = await sendingTenant({ balance: 10 });
+  });
+
+  it('send prints the message and exits 0', async () => {
+    const result = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Hello from the CLI', '--reference', 'order-1'], { apiKey: tenant.key });
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.equal('');
+    expect(result.stdout).to.match(/^ID\s+msg_\w{24}$/m).and.match(/^Status\s+pending$/m).and.match(new RegExp(`^To\\s+\\${TO}$`, 'm'));
+    expect(result.stdout).to.match(/^Reference\s+order-1$/m).and.match(/^Cost\s+0\.01 USD$/m);
+  });
+
+  it('send --json prints the message as JSON, status pending; messages get and list find it', async () => {
+    const message = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'JSON please', '--idempotency-key', `cli-${Date.now()}`], { apiKey: tenant.key });
+    expect(message).to.include({ object: 'message', to: TO, from: 'Dispatch', body: 'JSON please', status: 'pending', segments: 1, encoding: 'GSM-7' });
+    await waitForMessage(tenant, message.id, (m) => m.status === 'delivered');
+
+    const shown = await cli(['messages', 'get', message.id], { apiKey: tenant.key });
+    expect(shown.code).to.equal(0);
+    expect(shown.stdout).to.match(/^Status\s+delivered$/m).and.match(/^Delivered\s+\d{4}-/m);
+
+    const page = await cliJson(['messages', 'list', '--status', 'delivered', '--limit', '100'], { apiKey: tenant.key });
+    expect(page.data.map((m: { id: string }) => m.id)).to.include(message.id);
+    expect(page.pagination).to.include({ page: 1, limit: 100 });
+    const table = await cli(['messages', 'list', '--to', TO], { apiKey: tenant.key });
+    expect(table.code).to.equal(0);
+    expect(table.stdout).to.include(message.id).and.match(/Page 1 of \d+ \(\d+ messages?\)/);
+  });
+
+  it('the same --idempotency-key sends once', async () => {
+    const key = `cli-once-${Date.now()}`;
+    const first = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], { apiKey: tenant.key });
+    const second = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], { apiKey: tenant.key });
+    expect(second.id).to.equal(first.id);
+  });
+
+  it('a 400 exits 1 with one error line on stderr naming the param, and nothing on stdout', async () => {
+    const result = await cli(['send', '--to', 'nope', '--from', 'Dispatch', '--body', 'Hi'], { apiKey: tenant.key });
+    expect(result.code).to.equal(1);
+    expect(result.stdout).to.equal('');
+    expect(result.stderr).to.match(/^error: .+ \(parameter_invalid, param to, request req_\w{24}\)\n$/);
+
+    const json = await cli(['send', '--to', 'nope', '--from', 'Dispatch', '--body', 'Hi', '--json'], { apiKey: tenant.key });
+    expect(json.code).to.equal(1);
+    expect(json.stdout).to.equal('');
+    expect(JSON.parse(json.stderr).error).to.include({ status: 400, type: 'invalid_request_error', code: 'parameter_invalid', param: 'to' });
+
+    const sender = await cli(['send', '--to', TO, '--from', 'Nobody', '--body', 'Hi'], { apiKey: tenant.key });
+    expect(sender.code).to.equal(1);
+    expect(sender.stderr).to.include('(sender_not_approved, param from');
+  });
+
+  it('a missing message exits 1; a bad key exits 1; no key at all exits 2', async () => {
+    const missing = await cli(['messages', 'get', 'msg_000000000000000000000000'], { apiKey: tenant.key });
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.include('resource_not_found');
+    const badKey = await cli(['messages', 'list'], { apiKey: 'ds_live_not-a-key' });
+    expect(badKey.code).to.equal(1);
+    expect(badKey.stderr).to.include('(unauthorized');
+    const noKey = await cli(['messages', 'list']);
+    expect(noKey.code).to.equal(2);
+    expect(noKey.stderr).to.include('no API key');
+  });
+
+  it('an unreachable Dispatch exits 3', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const result = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Hi', '--url', url], { apiKey: tenant.key });
+    expect(result.code).to.equal(3);
+    expect(result.stdout).to.equal('');
+    expect(result.stderr).to.match(/^error: could not reach Dispatch: .+ \(connection_error\)\n$/);
+    const admin = await cli(['routes', 'list', '--url', url, '--json']);
+    expect(admin.code).to.equal(3);
+    expect(JSON.parse(admin.stderr).error).to.include({ code: 'connection_error', status: 0 });
+  });
+
+  describe('settings from DATA_DIR/credentials.json', () => {
+    let dataDir: string;
+    before(() => {
+      dataDir = mkdtempSync(join(tmpdir(), 'dispatch-cli-credentials-'));
+      writeFileSync(join(dataDir, 'credentials.json'), JSON.stringify({ base_url: harness.baseUrl, api_key: tenant.key, admin_token: ADMIN_TOKEN }), { mode: 0o600 });
+    });
+
+    it('needs no flag or variable, as right after npm start', async () => {
+      const env = cliEnv({ DATA_DIR: dataDir, DISPATCH_URL: undefined, DISPATCH_ADMIN_TOKEN: undefined });
+      const sent = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'From the file', '--json'], { env });
+      expect(sent.code, sent.stderr).to.equal(0);
+      expect(JSON.parse(sent.stdout)).to.include({ status: 'pending' });
+      expect((await cli(['routes', 'list'], { env })).code).to.equal(0);
+    });
+
+    it('flags and variables win, and the file key is never sent to another URL', async () => {
+      const elsewhere = `http://127.0.0.1:${await closedPort()}/api/v1`;
+      const env = cliEnv({ DATA_DIR: dataDir, DISPATCH_URL: elsewhere, DISPATCH_ADMIN_TOKEN: undefined });
+      const result = await cli(['messages', 'list'], { env });
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.include(`no API key for ${elsewhere}`);
+      const flags = await cli(['messages', 'list', '--url', harness.baseUrl.replace(/\/api\/v1$/, ''), '--api-key', 'ds_live_wrong'], { env });
+      expect(flags.code).to.equal(1);
+      expect(flags.stderr).to.include('(unauthorized');
+    });
+  });
+});

@@ -17,7 +17,8 @@ import { multiply, negate } from './money.ts';
 import { destinationCountry } from './phone-numbers.ts';
 import { routesFor } from './routing.ts';
 
-export interface Sender {
+/** Who sends: the account that pays and the key it sends through (its limits apply). */
+export interface SendingCaller {
   account: AccountRow;
   apiKey: ApiKeyRow;
 }
@@ -29,7 +30,7 @@ interface Common {
   reference?: string | null;
 }
 
-export type FailedItemError = NonNullable<MessageRow['error']>;
+type FailedItemError = NonNullable<MessageRow['error']>;
 
 function planBody(body: string): SegmentPlan {
   if (codePointLength(body) > MAX_BODY_CODE_POINTS) {
@@ -52,7 +53,7 @@ function recipientProblem(to: string, blocked: Set<string>, routes: RouteRow[]):
   return null;
 }
 
-function newMessage(sender: Sender, request: Common, to: string, plan: SegmentPlan, cost: string, id = newId('msg')) {
+function newMessage(sender: SendingCaller, request: Common, to: string, plan: SegmentPlan, cost: string, id = newId('msg')) {
   return {
     id,
     account_id: sender.account.id,
@@ -76,7 +77,7 @@ function newMessage(sender: Sender, request: Common, to: string, plan: SegmentPl
  * Accepts one message in the caller's transaction: charges it, stores it as pending and enqueues
  * its send job. Any refusal is thrown before anything is written, or rolls the transaction back.
  */
-export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sender: Sender, request: Common & { to: string }): Promise<MessageRow> {
+export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: Common & { to: string }): Promise<MessageRow> {
   const plan = planBody(request.body);
   await requireApprovedSender(trx, sender.account.id, request.from);
   const routes = routesFor(await activeAccountRoutes(trx, sender.account.id), request.to, request.route_id);
@@ -110,7 +111,7 @@ export interface BulkOutcome {
  * inserts and one batched job insert. Recipients that cannot be sent to are stored as failed
  * messages (cost 0) with their error; the balance is charged in request order while it lasts.
  */
-export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: Sender, request: Common & { recipients: string[] }): Promise<BulkOutcome> {
+export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: Common & { recipients: string[] }): Promise<BulkOutcome> {
   const plan = planBody(request.body);
   await requireApprovedSender(trx, sender.account.id, request.from);
   const accountRoutes = await activeAccountRoutes(trx, sender.account.id);

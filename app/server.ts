@@ -6,7 +6,7 @@ import { migrateLatest, migrationsCurrent } from '../db/migrate.ts';
 import { jobQueueOf, startQueues } from '../db/queues.ts';
 import { recordDeliveryReport } from '../domain/message-outcomes.ts';
 import { startWebhookWorker } from '../jobs/deliver-webhook.ts';
-import { startEventPurge } from '../jobs/purge-events.ts';
+import { startDailyPurge } from '../jobs/purge.ts';
 import { startSendWorker } from '../jobs/send-message.ts';
 import { ProviderPool } from '../jobs/provider-pool.ts';
 import { deliveryReportCallback } from './delivery-report-callback.ts';
@@ -66,7 +66,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     onError: (error, deliveryId) => logger.error({ err: error, delivery_id: deliveryId }, 'webhook attempt failed unexpectedly; the job will be retried'),
     onAttempt: (ok) => metrics.webhookAttempts.inc({ result: ok ? 'succeeded' : 'failed' }),
   });
-  await startEventPurge(boss, db);
+  await startDailyPurge(boss, db);
   const keyUsage = new KeyUsageRecorder(db, KEY_USAGE_FLUSH_MS, (error) => logger.error({ err: error }, 'could not record key use'));
   keyUsage.start();
   const auth: AuthDependencies = {

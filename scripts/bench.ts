@@ -3,51 +3,19 @@
  * in one run so that the ratios hold on a noisy shared machine. Uses DATABASE_URL's server (a
  * fresh database made and dropped) or an embedded PostgreSQL in a temporary directory.
  */
-import { mkdtemp, rm, chmod } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { loadConfig } from '../app/config.ts';
-import { startEmbeddedPostgres } from '../app/embedded-postgres.ts';
 import { createLogger } from '../app/logger.ts';
 import { startDispatch } from '../app/server.ts';
 import { openAccount } from '../domain/accounts.ts';
 import { createApiKey } from '../domain/api-keys.ts';
-import { randomBase62 } from '../domain/ids.ts';
 import { assign, createRoute } from '../domain/routes.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { registerSender, reviewSender } from '../domain/senders.ts';
+// The same fresh database a test run gets: on DATABASE_URL's server, else an embedded one.
+import { createTestDatabase } from '../test/support/database.ts';
 
 const MESSAGES = 1000;
 const CONCURRENCY = 20;
-
-async function database(): Promise<{ url: string; cleanup: () => Promise<void> }> {
-  let server = process.env.DATABASE_URL;
-  let stopEmbedded = async () => {};
-  let dir: string | undefined;
-  if (!server) {
-    dir = await mkdtemp(join(tmpdir(), 'dispatch-bench-'));
-    await chmod(dir, 0o755);
-    const embedded = await startEmbeddedPostgres(dir, () => {});
-    server = embedded.url;
-    stopEmbedded = embedded.stop;
-  }
-  const name = `dispatch_bench_${randomBase62(8).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    cleanup: async () => {
-      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-      await admin.end();
-      await stopEmbedded();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** Runs `task` `count` times with at most `concurrency` in flight; answers the elapsed milliseconds. */
 async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number> {
@@ -62,7 +30,9 @@ async function pool(count: number, concurrency: number, task: (i: number) => Pro
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 
 async function main() {
-  const { url, cleanup } = await database();
+  const database = await createTestDatabase();
+  const { url } = database;
+  const cleanup = () => database.dispose(false);
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: url });
   const dispatch = await startDispatch(config, url, createLogger('silent'));
   try {

@@ -3,6 +3,7 @@ import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { call } from '../support/client.ts';
 
 interface Started {
   child: ChildProcess;
@@ -56,16 +57,16 @@ describe('npm start with no DATABASE_URL', function () {
     const baseUrl = /Base URL: +(\S+)/.exec(first.output())?.[1] as string;
     expect(key).to.match(/^ds_live_/);
 
-    const account: any = await (await fetch(`${baseUrl}/account`, { headers: { authorization: `Bearer ${key}` } })).json();
+    const account = (await call('GET', '/account', { auth: key, baseUrl })).body;
     expect(account.data).to.include({ name: 'Demo', balance: 10, currency: 'USD' });
-    const senders: any = await (await fetch(`${baseUrl}/senders?status=approved`, { headers: { authorization: `Bearer ${key}` } })).json();
+    const senders = (await call('GET', '/senders?status=approved', { auth: key, baseUrl })).body;
     expect(senders.data.map((s: { sender_id: string }) => s.sender_id)).to.deep.equal(['Dispatch']);
 
     const credentials = join(dataDir, 'credentials.json');
     expect((await stat(credentials)).mode & 0o777).to.equal(0o600);
     const saved = JSON.parse(await readFile(credentials, 'utf8'));
     expect(saved.api_key).to.equal(key);
-    const admin = await fetch(`${baseUrl}/admin/accounts/${account.data.id}`, { headers: { authorization: `Bearer ${saved.admin_token}` } });
+    const admin = await call('GET', `/admin/accounts/${account.data.id}`, { headers: { authorization: `Bearer ${saved.admin_token}` }, baseUrl });
     expect(admin.status).to.equal(200);
 
     expect(await stop(first)).to.equal(0);
@@ -76,7 +77,7 @@ describe('npm start with no DATABASE_URL', function () {
     const second = await start(dataDir, /listening on/);
     expect(second.output()).to.not.match(/API key:/);
     const baseUrl = /listening on (\S+)/.exec(second.output())?.[1] as string;
-    const response = await fetch(`${baseUrl}/account`, { headers: { authorization: `Bearer ${saved.api_key}` } });
+    const response = await call('GET', '/account', { auth: saved.api_key, baseUrl });
     expect(response.status).to.equal(200);
     expect(await stop(second)).to.equal(0);
   });

@@ -1,24 +1,15 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { sendingTenant, waitForMessage, type Tenant } from '../support/fixtures.ts';
 import { ADMIN_TOKEN, harness } from '../support/harness.ts';
 import { cli, cliEnv, cliJson } from './run-cli.ts';
+import { freePort } from '../../app/free-port.ts';
 
 // Customer commands through the SDK, against the live Dispatch of the run.
 
 const TO = '+14155550123';
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('dispatch: send and messages', () => {
   let tenant: Tenant;
@@ -87,7 +78,7 @@ describe('dispatch: send and messages', () => {
   });
 
   it('an unreachable Dispatch exits 3', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const result = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Hi', '--url', url], { apiKey: tenant.key });
     expect(result.code).to.equal(3);
     expect(result.stdout).to.equal('');
@@ -113,7 +104,7 @@ describe('dispatch: send and messages', () => {
     });
 
     it('flags and variables win, and the file key is never sent to another URL', async () => {
-      const elsewhere = `http://127.0.0.1:${await closedPort()}/api/v1`;
+      const elsewhere = `http://127.0.0.1:${await freePort()}/api/v1`;
       const env = cliEnv({ DATA_DIR: dataDir, DISPATCH_URL: elsewhere, DISPATCH_ADMIN_TOKEN: undefined });
       const result = await cli(['messages', 'list'], { env });
       expect(result.code).to.equal(2);

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { postWebhook } from '../../jobs/webhook-post.ts';
+import { freePort } from '../../app/free-port.ts';
 
 interface Received {
   method: string;
@@ -43,15 +44,6 @@ class Receiver {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
-}
-
-/** A port that nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const LOCAL = { timeoutMs: 2000, allowPrivate: true };
@@ -199,7 +191,7 @@ describe('postWebhook', () => {
   });
 
   it('fails with "connection refused" when nothing listens', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const result = await postWebhook(`http://127.0.0.1:${port}/`, BODY, HEADERS, LOCAL);
     expect(result).to.include({ ok: false, statusCode: null, error: 'connection refused' });
   });

@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { checkHttpConfig, createHttpProvider, parseHttpDeliveryReport } from '../../providers/http.ts';
 import type { HttpConfig } from '../../providers/http.ts';
 import type { DeliveryReport, OutboundMessage, Provider, ProviderContext } from '../../providers/types.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
+import { freePort } from '../../app/free-port.ts';
 
 const DLR_URL = 'http://dispatch.test/v1/dlr/http/route-secret-token';
 
@@ -27,15 +26,6 @@ function message(overrides: Partial<OutboundMessage> = {}): OutboundMessage {
     parts: ['Your code is 123456'],
     ...overrides,
   };
-}
-
-/** A port that nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('HTTP provider', () => {
@@ -158,7 +148,7 @@ describe('HTTP provider', () => {
     });
 
     it('is retryable with “connection refused” when nothing listens on the port', async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const outcome = await createHttpProvider({ url: `http://127.0.0.1:${port}/sms` }, context).submit(message());
       expect(outcome).to.deep.equal({ status: 'retryable', code: 'provider_unavailable', message: 'connection refused' });
     });

@@ -11,6 +11,7 @@ import {
   type DispatchOptions,
   type Message,
 } from '../../sdk/index.ts';
+import { contractCheckingFetch } from '../support/client.ts';
 import { createAdminKey, createTenant, sendingTenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 
@@ -18,7 +19,8 @@ import { harness } from '../support/harness.ts';
 // everything else goes through the SDK.
 
 const TO = '+14155550123';
-const sdk = (apiKey: string, options: Partial<DispatchOptions> = {}) => new Dispatch({ apiKey, baseUrl: harness.baseUrl, ...options });
+// Every answer the SDK receives is checked against openapi.yaml, as the rest of the suite's are.
+const sdk = (apiKey: string, options: Partial<DispatchOptions> = {}) => new Dispatch({ apiKey, baseUrl: harness.baseUrl, fetch: contractCheckingFetch, ...options });
 
 /** An SDK whose `requests` counts the HTTP requests it makes. */
 function countingSdk(apiKey: string) {
@@ -27,7 +29,7 @@ function countingSdk(apiKey: string) {
     fetch: (input, init) => {
       counter.requests++;
       counter.urls.push(input instanceof Request ? input.url : String(input));
-      return fetch(input, init);
+      return contractCheckingFetch(input, init);
     },
   });
   return { dispatch, counter };

@@ -50,13 +50,22 @@ export interface RequestOptions {
  * operation, and the body must validate against that response's schema.
  */
 export async function call<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-  const api = await loadContract();
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth) headers.authorization = `Bearer ${options.auth === 'admin' ? ADMIN_TOKEN : options.auth}`;
   let payload: string | undefined = options.rawBody;
   if (payload === undefined && options.body !== undefined) payload = JSON.stringify(options.body);
   if (payload !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
   const response = await fetch(`${options.baseUrl ?? harness.baseUrl}${path}`, { method, headers, body: payload });
+  const { body, operationId } = await checkAnswer(method, path, response);
+  return { status: response.status, body, headers: response.headers, operationId };
+}
+
+/**
+ * Checks one answer against the contract: JSON with the request id in the header and the body,
+ * a status the operation declares, a body valid for that status. `path` is relative to /api/v1.
+ */
+async function checkAnswer(method: string, path: string, response: Response): Promise<{ body: any; operationId: string | undefined }> {
+  const api = await loadContract();
   const text = await response.text();
   expect(response.headers.get('content-type') ?? '', `${method} ${path}: content type`).to.match(/^application\/json/);
   const body = JSON.parse(text);
@@ -67,14 +76,22 @@ export async function call<T = any>(method: string, path: string, options: Reque
   if (!operation) {
     expect([404, 405], `${method} ${path} matches no operation`).to.include(response.status);
     assertValid(api.validator.validateResponse(body, errorOperation(api), 400), `${method} ${path}`, body);
-    return { status: response.status, body, headers: response.headers, operationId: undefined };
+    return { body, operationId: undefined };
   }
   const declared = Object.keys(operation.responses ?? {});
   expect(declared, `${operation.operationId} answered ${response.status}, which openapi.yaml does not declare: ${text}`).to.include(String(response.status));
   assertValid(api.validator.validateResponse(body, operation, response.status), `${operation.operationId} ${response.status}`, body);
   observed.add(`${operation.operationId} ${response.status}`);
-  return { status: response.status, body, headers: response.headers, operationId: operation.operationId };
+  return { body, operationId: operation.operationId };
 }
+
+/** A fetch for clients under test (the SDK): every answer from Dispatch is checked like call()'s. */
+export const contractCheckingFetch: typeof fetch = async (input, init) => {
+  const request = new Request(input, init);
+  const response = await fetch(request);
+  await checkAnswer(request.method, new URL(request.url).pathname.replace(/^\/api\/v1/, '') + new URL(request.url).search, response.clone());
+  return response;
+};
 
 /** Any operation with a 400 answer lends its error schema to answers that match no operation. */
 function errorOperation(api: OpenAPIBackend): Operation {

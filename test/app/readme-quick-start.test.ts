@@ -36,7 +36,7 @@ describe('the README quick start', function () {
   });
 
   after(async () => {
-    if (server?.pid) {
+    if (server?.pid && server.exitCode === null) {
       const exited = new Promise((resolve) => server?.once('exit', resolve));
       process.kill(-server.pid, 'SIGTERM');
       await exited;

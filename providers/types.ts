@@ -16,11 +16,20 @@ export interface OutboundMessage {
 }
 
 export type SubmitOutcome =
-  | { status: 'accepted'; providerMessageId: string }
+  /**
+   * The upstream took the message. `partIds` names every part when the upstream gave each part
+   * of a concatenated message its own id (SMPP); delivery reports then arrive per part.
+   */
+  | { status: 'accepted'; providerMessageId: string; partIds?: string[] }
   /** A hard error: the message fails at once and no other route is tried. */
   | { status: 'rejected'; code: string; message: string }
-  /** Network error, timeout, throttling, 429 or 5xx: another route may succeed. */
-  | { status: 'retryable'; code: string; message: string };
+  /** Nothing reached the provider (refused, DNS, TLS, throttling, 429, 5xx): another route may take it. */
+  | { status: 'retryable'; code: string; message: string }
+  /**
+   * The request was written but no complete answer came (a timeout, a reset or close mid-answer):
+   * the provider may have taken the message, so sending it anywhere again may be a second SMS.
+   */
+  | { status: 'unknown'; code: 'provider_timeout'; message: string };
 
 export interface DeliveryReport {
   providerMessageId: string;
@@ -36,8 +45,21 @@ export interface ProviderContext {
   routeId: number;
   /** Where an HTTP provider posts delivery reports (built from PUBLIC_URL and the route's secret token). */
   dlrUrl: string;
-  /** Called for every delivery report the provider receives; repeats are allowed. */
+  /**
+   * Called for every delivery report the provider receives; repeats are allowed. It resolves once
+   * the report is stored and rejects when it could not be: the provider must then leave the
+   * report to its peer to send again (an SMPP deliver_sm answered with a temporary error), never
+   * acknowledge it and drop it.
+   */
   onReport: (report: DeliveryReport) => Promise<void>;
+  /** Where to say what happened to a connection (pino's `logger.info(object, message)` fits). */
+  logger?: ProviderLogger;
+}
+
+export interface ProviderLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
 }
 
 export interface Provider {

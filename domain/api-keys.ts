@@ -1,9 +1,10 @@
 import { BlockList, isIPv4 } from 'node:net';
 import type { Knex } from 'knex';
-import { insertApiKey, type ApiKeyRow } from '../db/api-keys.ts';
-import { forbidden, invalidRequest } from './errors.ts';
+import { findKeyForAccount, insertApiKey, revokeKey, type ApiKeyRow } from '../db/api-keys.ts';
+import { forbidden, invalidRequest, notFound } from './errors.ts';
 import { generateApiKey, hashApiKey, keyHint } from './api-key-secret.ts';
 import { newId } from './ids.ts';
+import { overreach, type KeyGrant } from './key-reach.ts';
 import type { Scope } from './scopes.ts';
 
 export const DEFAULT_RATE_LIMIT = 600;
@@ -39,25 +40,44 @@ function checkAllowlist(entries: string[]): void {
   });
 }
 
+/** `null` asked is an answer (no cap); only an omitted field takes the creator's value. */
+const askedOrOwn = <T>(asked: T | null | undefined, own: T | null | undefined): T | null => (asked === undefined ? (own ?? null) : asked);
+
 /**
- * Creates a key for an account. `grantable` is the set of scopes the creator may hand out (the
- * calling key's own scopes), or null for the operator, who may grant any.
+ * The new key's grant. Omitted fields take the creator's own value, so that a restricted key
+ * mints restricted keys by default; the rate limit takes the default 600, or the creator's own
+ * when lower. Without a creator (the operator) omitted fields mean no cap.
+ */
+function grantOf(request: ApiKeyRequest, defaults: Scope[], creator: KeyGrant | null): KeyGrant {
+  const expiresAt = request.expires_at == null ? request.expires_at : new Date(request.expires_at);
+  return {
+    permissions: request.permissions ?? defaults,
+    rate_limit: request.rate_limit ?? Math.min(DEFAULT_RATE_LIMIT, creator?.rate_limit ?? DEFAULT_RATE_LIMIT),
+    daily_limit: askedOrOwn(request.daily_limit, creator?.daily_limit),
+    monthly_limit: askedOrOwn(request.monthly_limit, creator?.monthly_limit),
+    allowed_ips: askedOrOwn(request.allowed_ips, creator?.allowed_ips),
+    expires_at: askedOrOwn(expiresAt, creator?.expires_at),
+  };
+}
+
+/**
+ * Creates a key for an account. `creator` is the calling key, which may hand on no more than it
+ * holds (403 naming the first field that reaches beyond it, never a silent clamp), or null for
+ * the operator, who may grant anything.
  */
 export async function createApiKey(
   db: Knex,
   accountId: string,
   request: ApiKeyRequest,
   defaults: Scope[],
-  grantable: readonly string[] | null,
+  creator: KeyGrant | null,
   now = new Date(),
 ): Promise<{ row: ApiKeyRow; plainKey: string }> {
-  const permissions = request.permissions ?? defaults;
-  const beyond = grantable === null ? [] : permissions.filter((scope) => !grantable.includes(scope));
-  if (beyond.length > 0) {
-    throw forbidden(`This key cannot grant scopes it does not hold: ${beyond.join(', ')}.`, 'forbidden', { scopes: beyond }, 'permissions');
-  }
   if (request.expires_at && new Date(request.expires_at) <= now) throw invalidRequest('expires_at', 'expires_at must be in the future.');
   if (request.allowed_ips) checkAllowlist(request.allowed_ips);
+  const grant = grantOf(request, defaults, creator);
+  const beyond = creator === null ? null : overreach(grant, creator);
+  if (beyond) throw forbidden(`A key cannot create a key broader than itself: ${beyond.reason}.`, 'forbidden', beyond.details, beyond.param);
   const plainKey = generateApiKey();
   const row = await insertApiKey(db, {
     id: newId('key'),
@@ -65,14 +85,21 @@ export async function createApiKey(
     name: request.name,
     key_hash: hashApiKey(plainKey),
     key_hint: keyHint(plainKey),
-    permissions,
-    rate_limit: request.rate_limit ?? DEFAULT_RATE_LIMIT,
-    daily_limit: request.daily_limit ?? null,
-    monthly_limit: request.monthly_limit ?? null,
-    allowed_ips: request.allowed_ips ?? null,
-    expires_at: request.expires_at ? new Date(request.expires_at) : null,
+    ...grant,
   });
   return { row, plainKey };
+}
+
+/**
+ * Revokes a key of the account on behalf of `revoker`, which may revoke only keys no broader
+ * than itself (itself included), so that a narrow key cannot lock the account out of its main key.
+ */
+export async function revokeApiKey(db: Knex, accountId: string, id: string, revoker: KeyGrant): Promise<void> {
+  const target = await findKeyForAccount(db, accountId, id);
+  if (!target) throw notFound('api_key', id);
+  const beyond = overreach(target, revoker);
+  if (beyond) throw forbidden(`A key cannot revoke a key broader than itself: ${beyond.reason}.`, 'forbidden', { field: beyond.param }, 'id');
+  await revokeKey(db, accountId, id);
 }
 
 export const isKeyActive = (key: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>, now = new Date()): boolean =>

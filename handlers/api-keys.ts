@@ -1,6 +1,5 @@
-import { listKeysForAccount, revokeKey } from '../db/api-keys.ts';
-import { createApiKey as createKey } from '../domain/api-keys.ts';
-import { notFound } from '../domain/errors.ts';
+import { listKeysForAccount } from '../db/api-keys.ts';
+import { createApiKey as createKey, revokeApiKey as revokeKey } from '../domain/api-keys.ts';
 import { DEFAULT_SCOPES } from '../domain/scopes.ts';
 import { deleted, toApiKey, toApiKeyWithSecret } from './representations.ts';
 import type { CustomerHandler } from './types.ts';
@@ -14,11 +13,11 @@ export const listApiKeys: CustomerHandler<'listApiKeys'> = async (_request, { se
 };
 
 export const createApiKey: CustomerHandler<'createApiKey'> = async ({ body }, { services, caller }) => {
-  const { row, plainKey } = await createKey(services.db, caller.account.id, body, DEFAULT_SCOPES, caller.apiKey.permissions);
+  const { row, plainKey } = await createKey(services.db, caller.account.id, body, DEFAULT_SCOPES, caller.apiKey);
   return { status: 201, data: toApiKeyWithSecret(row, plainKey) };
 };
 
 export const revokeApiKey: CustomerHandler<'revokeApiKey'> = async ({ params }, { services, caller }) => {
-  if (!(await revokeKey(services.db, caller.account.id, params.id))) throw notFound('api_key', params.id);
+  await revokeKey(services.db, caller.account.id, params.id, caller.apiKey);
   return { status: 200, data: deleted(params.id, 'api_key') };
 };

@@ -365,15 +365,30 @@ export interface paths {
          *     shown this once: Dispatch keeps only a hash and cannot show it again. Store it in a
          *     secret manager.
          *
-         *     - `permissions` defaults to `sms:send` and `sms:read`. Asking, explicitly or through
-         *       that default, for a scope the calling key does not hold answers 403 `forbidden`.
-         *     - `rate_limit` (requests per 60-second window) defaults to 600.
+         *     A key creates only keys no broader than itself. A request that asks for more is
+         *     refused whole with 403 `forbidden`, its `param` naming the first field at fault, and
+         *     nothing is created; Dispatch never narrows a request silently. Omitted fields inherit
+         *     the calling key's restrictions:
+         *
+         *     - `permissions` defaults to `sms:send` and `sms:read`. Every scope, asked for or
+         *       defaulted, must be one the calling key holds (`details.scopes` lists the others).
+         *     - `rate_limit` (requests per 60-second window) must be at most the calling key's own;
+         *       omitted, it is 600, or the calling key's own when that is lower.
          *     - `daily_limit` and `monthly_limit` cap the messages accepted through the key per UTC
-         *       day and month; `null` or omitted means no cap.
-         *     - `allowed_ips` lists IPv4 addresses and CIDR ranges (at most 100); `null` or omitted
-         *       means any address.
-         *     - `expires_at` must be in the future (else 400 `parameter_invalid`); `null` or omitted
-         *       means the key does not expire.
+         *       day and month, counted for each key apart. Each must be at most the calling key's
+         *       own; omitted, it is the calling key's own. `null` means no cap, which only a key
+         *       without that cap may grant.
+         *     - `allowed_ips` lists IPv4 addresses and CIDR ranges (at most 100). Every address they
+         *       cover must be on the calling key's own allowlist (`param` `allowed_ips[i]` names the
+         *       first entry outside it); omitted, it is the calling key's own. `null` means any
+         *       address, which only a key without an allowlist may grant.
+         *     - `expires_at` must be in the future (else 400 `parameter_invalid`) and no later than
+         *       the calling key's own; omitted, it is the calling key's own. `null` means the key
+         *       does not expire, which only a key that does not expire may grant.
+         *
+         *     Because limits are counted per key, a key holding `keys:write` can mint several keys
+         *     each with its own quota: grant `keys:write` only to keys trusted with the account.
+         *     `POST /admin/accounts/{id}/api-keys` is not bound by any calling key.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -401,6 +416,12 @@ export interface paths {
          *     Revoking a key that is already revoked answers `200` again (idempotent). A key may
          *     revoke itself. An id of another account, or one that does not exist, answers 404
          *     `resource_not_found`.
+         *
+         *     A key revokes only keys no broader than itself, by the rules of
+         *     `POST /api-keys/create`: scopes it holds, limits no higher, expiry no later, addresses
+         *     within its allowlist. Revoking a broader key (such as the account's main key, from a
+         *     narrower one) answers 403 `forbidden` with `param` `id` and `details.field` naming the
+         *     first field in which the target is broader.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -1481,18 +1502,26 @@ export interface components {
              * @default 600
              */
             rate_limit: number;
-            /** @description Messages per UTC day; `null` or omitted for no cap. */
+            /**
+             * @description Messages per UTC day; `null` for no cap. Omitted: the calling key's own on
+             *     `POST /api-keys/create`, no cap on the admin API.
+             */
             daily_limit?: number | null;
-            /** @description Messages per UTC month; `null` or omitted for no cap. */
+            /**
+             * @description Messages per UTC month; `null` for no cap. Omitted: the calling key's own on
+             *     `POST /api-keys/create`, no cap on the admin API.
+             */
             monthly_limit?: number | null;
             /**
              * @description IPv4 addresses (`203.0.113.7`) and CIDR ranges (`198.51.100.0/24`) the key may be
-             *     used from; `null` or omitted for any address.
+             *     used from; `null` for any address. Omitted: the calling key's own on
+             *     `POST /api-keys/create`, any address on the admin API.
              */
             allowed_ips?: string[] | null;
             /**
              * Format: date-time
-             * @description When the key stops working; must be in the future. `null` or omitted never.
+             * @description When the key stops working; must be in the future. `null` never. Omitted: the
+             *     calling key's own on `POST /api-keys/create`, never on the admin API.
              */
             expires_at?: string | null;
         };

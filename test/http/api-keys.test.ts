@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { hashApiKey } from '../../domain/api-key-secret.ts';
+import { SCOPES } from '../../domain/scopes.ts';
 import { call, expectError } from '../support/client.ts';
 import { createAdminKey, createTenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
@@ -87,9 +88,49 @@ describe('POST /api-keys/create', () => {
 
   it('accepts the edges of every range', async () => {
     const tenant = await createTenant();
+    const fastest = await createAdminKey(tenant.accountId, { name: 'Fastest', rate_limit: 6000 });
     for (const rateLimit of [1, 6000]) {
-      expect((await call('POST', '/api-keys/create', { auth: tenant.key, body: { name: 'edge', rate_limit: rateLimit, daily_limit: 1, monthly_limit: 1 } })).status).to.equal(201);
+      expect((await call('POST', '/api-keys/create', { auth: fastest.plain_key, body: { name: 'edge', rate_limit: rateLimit, daily_limit: 1, monthly_limit: 1 } })).status).to.equal(201);
     }
+  });
+});
+
+describe('a key creating keys', () => {
+  const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+
+  it('gives every omitted field the calling key\'s own restriction', async () => {
+    const tenant = await createTenant();
+    const expiresAt = inAnHour();
+    const restricted = { rate_limit: 5, daily_limit: 1, monthly_limit: 20, allowed_ips: ['127.0.0.1'], expires_at: expiresAt };
+    const creator = await createAdminKey(tenant.accountId, { name: 'Restricted', permissions: ['keys:write', 'sms:send', 'sms:read'], ...restricted });
+    const response = await call('POST', '/api-keys/create', { auth: creator.plain_key, body: { name: 'Child' } });
+    expect(response.status, JSON.stringify(response.body)).to.equal(201);
+    expect(response.body.data).to.deep.include({ ...restricted, permissions: ['sms:send', 'sms:read'] });
+  });
+
+  it('gives an omitted rate limit the default 600 when the calling key allows more', async () => {
+    const tenant = await createTenant();
+    const creator = await createAdminKey(tenant.accountId, { name: 'Fast', rate_limit: 6000 });
+    const response = await call('POST', '/api-keys/create', { auth: creator.plain_key, body: { name: 'Child' } });
+    expect(response.body.data.rate_limit).to.equal(600);
+  });
+
+  it('accepts a key exactly as narrow as itself, and an allowlist range its own entries cover only together', async () => {
+    const tenant = await createTenant();
+    const expiresAt = inAnHour();
+    const own = { rate_limit: 50, daily_limit: 10, monthly_limit: 100, allowed_ips: ['127.0.0.0/25', '127.0.0.128/25'], expires_at: expiresAt };
+    const creator = await createAdminKey(tenant.accountId, { name: 'Creator', permissions: ['keys:write', 'sms:read'], ...own });
+    const same = await call('POST', '/api-keys/create', { auth: creator.plain_key, body: { name: 'Same', permissions: ['keys:write', 'sms:read'], ...own } });
+    expect(same.status, JSON.stringify(same.body)).to.equal(201);
+    const spanning = await call('POST', '/api-keys/create', { auth: creator.plain_key, body: { name: 'Spanning', permissions: ['sms:read'], allowed_ips: ['127.0.0.0/24', '127.0.0.9'] } });
+    expect(spanning.status, JSON.stringify(spanning.body)).to.equal(201);
+  });
+
+  it('lets the admin API create any key for an account, whatever its keys hold', async () => {
+    const tenant = await createTenant();
+    await createAdminKey(tenant.accountId, { name: 'Narrow', permissions: ['sms:read'], rate_limit: 1, daily_limit: 1, allowed_ips: ['127.0.0.1'] });
+    const broad = await createAdminKey(tenant.accountId, { name: 'Broad', rate_limit: 6000 });
+    expect(broad.permissions).to.have.length(SCOPES.length);
   });
 });
 
@@ -145,7 +186,7 @@ describe('DELETE /api-keys/{id}', () => {
 
   it('supports rotation: the new key works while the old one still does, until it is revoked', async () => {
     const tenant = await createTenant();
-    const fresh = await call('POST', '/api-keys/create', { auth: tenant.key, body: { name: 'New', permissions: ['account:read', 'keys:write'] } });
+    const fresh = await call('POST', '/api-keys/create', { auth: tenant.key, body: { name: 'New', permissions: [...SCOPES] } });
     expect((await call('GET', '/account', { auth: tenant.key })).status).to.equal(200);
     expect((await call('GET', '/account', { auth: fresh.body.data.plain_key })).status).to.equal(200);
     await call('DELETE', `/api-keys/${tenant.keyId}`, { auth: fresh.body.data.plain_key });
@@ -156,5 +197,33 @@ describe('DELETE /api-keys/{id}', () => {
   it('answers 404 for an unknown key', async () => {
     const tenant = await createTenant();
     expectError(await call('DELETE', '/api-keys/key_000000000000000000000000', { auth: tenant.key }), 404, 'resource_not_found', 'id');
+  });
+});
+
+describe('a key revoking keys', () => {
+  it('cannot revoke the account\'s main key from a narrower key, which goes on working', async () => {
+    const tenant = await createTenant();
+    const narrow = await createAdminKey(tenant.accountId, { name: 'Key admin', permissions: ['keys:write'] });
+    const response = await call('DELETE', `/api-keys/${tenant.keyId}`, { auth: narrow.plain_key });
+    expectError(response, 403, 'forbidden', 'id');
+    expect(response.body.error.details).to.deep.equal({ field: 'permissions' });
+    expect((await call('GET', '/account', { auth: tenant.key })).status).to.equal(200);
+  });
+
+  it('cannot revoke a key broader only in a limit', async () => {
+    const tenant = await createTenant();
+    const capped = await createAdminKey(tenant.accountId, { name: 'Capped', daily_limit: 1 });
+    const response = await call('DELETE', `/api-keys/${tenant.keyId}`, { auth: capped.plain_key });
+    expectError(response, 403, 'forbidden', 'id');
+    expect(response.body.error.details).to.deep.equal({ field: 'daily_limit' });
+  });
+
+  it('may revoke the keys it created, and itself', async () => {
+    const tenant = await createTenant();
+    const narrow = await createAdminKey(tenant.accountId, { name: 'Key admin', permissions: ['keys:write', 'sms:read'], rate_limit: 10, allowed_ips: ['127.0.0.1'] });
+    const child = await call('POST', '/api-keys/create', { auth: narrow.plain_key, body: { name: 'Child', permissions: ['sms:read'] } });
+    expect((await call('DELETE', `/api-keys/${child.body.data.id}`, { auth: narrow.plain_key })).status).to.equal(200);
+    expect((await call('DELETE', `/api-keys/${narrow.id}`, { auth: narrow.plain_key })).status).to.equal(200);
+    expectError(await call('GET', '/api-keys', { auth: narrow.plain_key }), 401, 'unauthorized');
   });
 });

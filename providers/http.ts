@@ -1,26 +1,43 @@
-import type { ConfigProblem, DeliveryReport, OutboundMessage, Provider, ProviderContext, SubmitOutcome } from './types.ts';
-
 /**
  * The generic HTTP upstream: Dispatch POSTs each message as JSON to the provider's URL, and the
  * provider POSTs delivery reports back to the route's `dlr_url` (parsed by parseHttpDeliveryReport).
+ *
+ * node:http rather than fetch: the outcome depends on whether the request may have reached the
+ * provider (operator-contract.md, "Upstream providers"), and only the socket's connect (or TLS
+ * handshake) tells a refused connection apart from one that took the request and then broke.
  */
+import http from 'node:http';
+import https from 'node:https';
+import type { ConfigProblem, DeliveryReport, OutboundMessage, Provider, ProviderContext, SubmitOutcome } from './types.ts';
+
 export interface HttpConfig {
   url: string;
   token?: string;
   /** Deadline for the whole exchange, response body included. Default 5000. */
   timeout_ms?: number;
+  /** Read by the domain layer: the provider dedupes on Idempotency-Key, so an unknown outcome is retried here under the same key. */
+  idempotent?: boolean;
+  /** Read by the domain layer: an unknown outcome fails over anyway, speed before the risk of a duplicate. */
+  failover_on_timeout?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 const MIN_TIMEOUT_MS = 100;
 const MAX_TIMEOUT_MS = 60_000;
-const FIELDS = ['url', 'token', 'timeout_ms'];
+const FIELDS = ['url', 'token', 'timeout_ms', 'idempotent', 'failover_on_timeout'];
+const BOOLEAN_FIELDS = ['idempotent', 'failover_on_timeout'];
 
 /** Responses are small JSON documents; a bigger body is not read past this. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 /** Provider texts are carried into the message's error; keep them to a sensible size. */
 const MAX_CODE_LENGTH = 100;
 const MAX_MESSAGE_LENGTH = 1000;
+/**
+ * An idle keep-alive connection is closed after this, below the 5 s most servers keep one
+ * (Node's default), so that we rarely reuse a connection the provider is closing at that moment.
+ * A server that announces `Keep-Alive: timeout=N` shortens it further (Node's Agent reads it).
+ */
+const IDLE_CONNECTION_MS = 4000;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -56,13 +73,22 @@ export function checkHttpConfig(config: unknown): ConfigProblem | null {
   if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) >= MIN_TIMEOUT_MS && (timeout as number) <= MAX_TIMEOUT_MS)) {
     return { param: 'config.timeout_ms', message: `config.timeout_ms must be an integer from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}.` };
   }
+
+  const notBoolean = BOOLEAN_FIELDS.find((field) => config[field] !== undefined && typeof config[field] !== 'boolean');
+  if (notBoolean) return { param: `config.${notBoolean}`, message: `config.${notBoolean} must be true or false.` };
   return null;
 }
 
 const unavailable = (message: string): SubmitOutcome => ({ status: 'retryable', code: 'provider_unavailable', message });
+const unknownOutcome = (what: string): SubmitOutcome => ({ status: 'unknown', code: 'provider_timeout', message: `${what}; the provider may have sent it` });
+const rejectedStatus = (status: number): SubmitOutcome => ({ status: 'rejected', code: 'provider_rejected', message: `HTTP ${status} from provider` });
+const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
 export function createHttpProvider(config: HttpConfig, context: ProviderContext): Provider {
+  const target = new URL(config.url);
   const timeoutMs = config.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  const agentOptions = { keepAlive: true, timeout: IDLE_CONNECTION_MS };
+  const agent = target.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     Accept: 'application/json',
@@ -71,7 +97,7 @@ export function createHttpProvider(config: HttpConfig, context: ProviderContext)
   if (config.token) headers.Authorization = `Bearer ${config.token}`;
 
   return {
-    async submit(message: OutboundMessage): Promise<SubmitOutcome> {
+    submit(message: OutboundMessage): Promise<SubmitOutcome> {
       const payload = {
         message_id: message.messageId,
         to: message.to,
@@ -81,69 +107,131 @@ export function createHttpProvider(config: HttpConfig, context: ProviderContext)
         segments: message.segments,
         dlr_url: context.dlrUrl,
       };
-      // One deadline for connecting, sending, the status line and the body.
-      const signal = AbortSignal.timeout(timeoutMs);
-      let response: Response;
-      try {
-        response = await fetch(config.url, {
-          method: 'POST',
-          headers: { ...headers, 'Idempotency-Key': message.messageId },
-          body: JSON.stringify(payload),
-          redirect: 'manual',
-          signal,
-        });
-      } catch (error) {
-        return unavailable(signal.aborted ? `no answer within ${timeoutMs} ms` : describeNetworkError(error, config.url));
-      }
-
-      const { status } = response;
-      if (status === 429 || status >= 500) {
-        await discard(response);
-        return unavailable(`HTTP ${status} from provider`);
-      }
-
-      let text: string | null;
-      try {
-        text = await readBounded(response);
-      } catch (error) {
-        if (signal.aborted) {
-          // 2xx: the provider has probably taken the message, but we could not learn its id.
-          if (status >= 200 && status < 300) {
-            return { status: 'rejected', code: 'provider_invalid_response', message: `HTTP ${status} from provider, but its body did not arrive within ${timeoutMs} ms` };
-          }
-          return unavailable(`no answer within ${timeoutMs} ms`);
-        }
-        if (status >= 200 && status < 300) {
-          return { status: 'rejected', code: 'provider_invalid_response', message: `HTTP ${status} from provider, but reading its body failed: ${describeNetworkError(error, config.url)}` };
-        }
-        text = null;
-      }
-      const body = parseJson(text);
-
-      if (status >= 200 && status < 300) {
-        const id = isObject(body) ? body.id : undefined;
-        if (typeof id === 'string' && id.length > 0) return { status: 'accepted', providerMessageId: id };
-        return {
-          status: 'rejected',
-          code: 'provider_invalid_response',
-          message: text === null
-            ? `HTTP ${status} from provider with a body over ${MAX_RESPONSE_BYTES} bytes`
-            : `HTTP ${status} from provider without a message id in its body`,
-        };
-      }
-
-      // Any other status, 3xx included (redirects are not followed): a hard rejection.
-      const error = isObject(body) && isObject(body.error) ? body.error : {};
-      return {
-        status: 'rejected',
-        code: asText(error.code, MAX_CODE_LENGTH) ?? 'provider_rejected',
-        message: asText(error.message, MAX_MESSAGE_LENGTH) ?? `HTTP ${status} from provider`,
-      };
+      return post(target, agent, { ...headers, 'Idempotency-Key': message.messageId }, Buffer.from(JSON.stringify(payload), 'utf8'), timeoutMs);
     },
 
     async close(): Promise<void> {
-      // Each submit owns its request and deadline; nothing outlives it.
+      agent.destroy();
     },
+  };
+}
+
+/**
+ * One POST, classified by how far it got. Never rejects.
+ *
+ * - Nothing may have reached the provider (no connection, no TLS session): retryable.
+ * - 429 or 5xx: retryable, the provider says it did not take it.
+ * - The request may have been read, but no complete answer came (a deadline, a reset, a 2xx whose
+ *   body stalls or breaks off): unknown.
+ * - A complete answer: accepted or rejected by its status and body.
+ */
+function post(target: URL, agent: http.Agent, headers: Record<string, string>, body: Buffer, timeoutMs: number): Promise<SubmitOutcome> {
+  const secure = target.protocol === 'https:';
+  const host = target.hostname;
+  return new Promise((resolve) => {
+    let settled = false;
+    /** Once true, bytes of the request may have reached the provider. */
+    let written = false;
+    /** The answer's status, once its head has arrived. */
+    let status: number | null = null;
+
+    const settle = (outcome: SubmitOutcome): void => {
+      if (settled) return;
+      settled = true;
+      resolve(outcome);
+    };
+    /** The exchange is over (answered or broken): settle, if it is not yet, and stop the clock. */
+    const finish = (outcome: SubmitOutcome): void => {
+      clearTimeout(deadline);
+      settle(outcome);
+    };
+    /** The connection broke, or gave up, before the answer was complete. */
+    const broken = (what: string): SubmitOutcome => {
+      if (status === null) return written ? unknownOutcome(`${what} before it answered`) : unavailable(what);
+      if (isSuccess(status)) return unknownOutcome(`HTTP ${status} from provider, but ${what} before its body ended`);
+      // A 3xx or 4xx head is already the provider's refusal, whatever happens to its body.
+      return rejectedStatus(status);
+    };
+
+    const deadline = setTimeout(() => {
+      if (status === null) settle(written ? unknownOutcome(`no answer within ${timeoutMs} ms`) : unavailable(`no connection within ${timeoutMs} ms`));
+      else if (isSuccess(status)) settle(unknownOutcome(`HTTP ${status} from provider, but its body did not arrive within ${timeoutMs} ms`));
+      else settle(rejectedStatus(status));
+      request.destroy();
+    }, timeoutMs);
+
+    let request: http.ClientRequest;
+    try {
+      request = (secure ? https.request : http.request)(target, { method: 'POST', headers: { ...headers, 'Content-Length': String(body.length) }, agent });
+    } catch (error) {
+      // Invalid header values throw before anything is sent.
+      finish(unavailable(`invalid request: ${error instanceof Error ? error.message : String(error)}`));
+      return;
+    }
+
+    request.on('socket', (socket) => {
+      // A reused keep-alive connection is open already, so the request may reach the provider at
+      // once. If it then fails with ECONNRESET or EPIPE before any byte of an answer, the provider
+      // closed the idle connection either before reading the request (nothing sent) or after
+      // (perhaps taken): from here the two look alike, so it counts as unknown, the safe side.
+      if (request.reusedSocket) written = true;
+      else socket.once(secure ? 'secureConnect' : 'connect', () => (written = true));
+    });
+
+    // Stays attached after settling: destroying the request may still emit an error.
+    request.on('error', (error) => finish(broken(describeNetworkError(error, host))));
+
+    request.on('response', (response) => {
+      status = response.statusCode ?? 0;
+      response.on('error', () => {}); // 'close' below says what happened
+      if (status === 429 || status >= 500) {
+        // Settled at once; the body is drained, within the deadline, so the connection can be reused.
+        settle(unavailable(`HTTP ${status} from provider`));
+        response.on('end', () => clearTimeout(deadline));
+        response.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_RESPONSE_BYTES) chunks.push(chunk);
+        else if (!settled) {
+          finish(answered(status!, null));
+          request.destroy();
+        }
+      });
+      response.on('end', () => finish(answered(status!, Buffer.concat(chunks).toString('utf8'))));
+      response.on('close', () => {
+        if (!response.complete) finish(broken('the connection closed'));
+      });
+    });
+
+    request.end(body);
+  });
+}
+
+/** The outcome of a complete answer other than 429 and 5xx; `text` is null when the body was over MAX_RESPONSE_BYTES. */
+function answered(status: number, text: string | null): SubmitOutcome {
+  const body = parseJson(text);
+  if (isSuccess(status)) {
+    const id = isObject(body) ? body.id : undefined;
+    if (typeof id === 'string' && id.length > 0) return { status: 'accepted', providerMessageId: id };
+    // The provider may well have taken the message, but without its id no report can find it.
+    return {
+      status: 'rejected',
+      code: 'provider_invalid_response',
+      message: text === null
+        ? `HTTP ${status} from provider with a body over ${MAX_RESPONSE_BYTES} bytes`
+        : `HTTP ${status} from provider without a message id in its body`,
+    };
+  }
+  // Any other status, 3xx included (redirects are not followed): a hard rejection.
+  const error = isObject(body) && isObject(body.error) ? body.error : {};
+  return {
+    status: 'rejected',
+    code: asText(error.code, MAX_CODE_LENGTH) ?? 'provider_rejected',
+    message: asText(error.message, MAX_MESSAGE_LENGTH) ?? `HTTP ${status} from provider`,
   };
 }
 
@@ -163,91 +251,39 @@ function parseJson(text: string | null): unknown {
   }
 }
 
-/** Reads the body as UTF-8, or null when it is bigger than MAX_RESPONSE_BYTES. Rejects when the deadline passes. */
-async function readBounded(response: Response): Promise<string | null> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
-}
-
-async function discard(response: Response): Promise<void> {
-  await response.body?.cancel().catch(() => {});
-}
-
 const NETWORK_ERRORS: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset by the provider',
-  EPIPE: 'connection closed by the provider',
-  UND_ERR_SOCKET: 'connection closed by the provider',
-  UND_ERR_CLOSED: 'connection closed by the provider',
+  ECONNRESET: 'the connection was reset',
+  EPIPE: 'the connection closed',
   ETIMEDOUT: 'connection timed out',
-  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
-  UND_ERR_BODY_TIMEOUT: 'no answer in time',
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
   EHOSTDOWN: 'host down',
 };
+const TLS_CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|HOSTNAME_MISMATCH/;
+const TLS_HANDSHAKE = /^(ERR_TLS_|ERR_SSL_|EPROTO$)/;
 
-/** Turns what fetch throws into words a person understands ('connection refused', 'host example.test not found'). */
-function describeNetworkError(error: unknown, url: string): string {
-  const cause = causeOf(error);
-  const code = typeof cause.code === 'string' ? cause.code : undefined;
-  const host = hostOf(url);
+/** With happy eyeballs (autoSelectFamily), failing every address of a host gives an AggregateError of the per-address errors. */
+function errorCode(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string') return code;
+  if (error instanceof AggregateError) return errorCode(error.errors[0]);
+  return undefined;
+}
+
+/** Words a person understands ('connection refused', 'host example.test not found') for what node:http emits. */
+function describeNetworkError(error: unknown, host: string): string {
+  const code = errorCode(error);
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
   if (code === 'ENOTFOUND' || code === 'EAI_NONAME' || code === 'EAI_NODATA') return `host ${host} not found`;
   if (code === 'EAI_AGAIN' || code === 'EAI_FAIL') return `DNS lookup of ${host} failed`;
+  // Node's name for a connection the peer ended without answering.
+  if (code === 'ECONNRESET' && message === 'socket hang up') return 'the connection closed';
   if (code && NETWORK_ERRORS[code]) return NETWORK_ERRORS[code];
-  if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/.test(code)) return `TLS certificate of ${host} not accepted (${code})`;
-  if (code && (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL'))) return `TLS handshake with ${host} failed (${code})`;
-  const detail = (cause.message || (error instanceof Error ? error.message : String(error))).split('\n')[0];
-  // fetch refuses a list of well-known ports (1, 6000, 10080, ...) outright.
-  if (detail === 'bad port') return `port ${portOf(url)} is one fetch refuses to connect to`;
-  return `network error: ${code ? `${code} ` : ''}${detail}`.trim();
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return 'the provider';
-  }
-}
-
-function portOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
-  } catch {
-    return '?';
-  }
-}
-
-/** fetch throws TypeError('fetch failed') with the socket's error as cause, sometimes an AggregateError of several. */
-function causeOf(error: unknown): { code?: unknown; message?: string } {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    const withCode = current as Error & { code?: unknown; errors?: unknown[] };
-    if (typeof withCode.code === 'string') return withCode;
-    if (Array.isArray(withCode.errors) && withCode.errors.length > 0) {
-      const inner = withCode.errors[0] as { code?: unknown; message?: string };
-      if (inner && typeof inner.code === 'string') return inner;
-    }
-    if (withCode.cause === undefined) return withCode;
-    current = withCode.cause;
-  }
-  return current instanceof Error ? current : { message: String(current) };
+  if (code?.startsWith('HPE_')) return `the answer was not valid HTTP (${code})`;
+  if (code && TLS_CERTIFICATE.test(code)) return `TLS certificate of ${host} not accepted (${code})`;
+  if (code && TLS_HANDSHAKE.test(code)) return `TLS handshake with ${host} failed (${code})`;
+  return `network error: ${code ? `${code} ` : ''}${message}`.trim();
 }
 
 const REPORT_STATUSES: Record<string, DeliveryReport['status']> = {

@@ -9,14 +9,16 @@ import type { AddressInfo } from 'node:net';
  *   Idempotency-Key gets the id it got the first time, as a provider that dedupes would answer);
  * - `{ status, body?, headers? }`: that status, with `body` sent as JSON (a string is sent as is);
  * - `{ hang: true }`: never answers; `afterHeaders: true` sends 200 and its headers, then stalls the body;
- * - `{ reset: true }`: destroys the connection without answering.
+ * - `{ reset: true }`: reads the request, then destroys the connection without answering;
+ * - `{ closeMidBody: true }`: sends 200, its headers and half a body, then destroys the connection.
  * `delayMs` waits before answering (accept and status only).
  */
 export type FakeBehaviour =
   | { accept: true; id?: string; delayMs?: number }
   | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   | { hang: true; afterHeaders?: boolean }
-  | { reset: true };
+  | { reset: true }
+  | { closeMidBody: true };
 
 export type FakeBehaviourFn = (body: any, index: number) => FakeBehaviour;
 
@@ -52,6 +54,8 @@ export class FakeHttpProvider {
   readonly url: string;
   /** Every request received, in order of arrival. */
   readonly requests: FakeRequest[] = [];
+  /** TCP connections accepted so far (a client that keeps connections alive opens fewer than it sends requests). */
+  connections = 0;
 
   #server: Server;
   #behaviour: FakeBehaviour | FakeBehaviourFn = { accept: true };
@@ -71,6 +75,7 @@ export class FakeHttpProvider {
     const server = createServer((req, res) => {
       fake!.#handle(req, res).catch(() => res.destroy());
     });
+    server.on('connection', () => fake!.connections++);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
@@ -94,9 +99,10 @@ export class FakeHttpProvider {
     this.#behaviour = behaviour;
   }
 
-  /** Forgets the requests, the behaviour (back to accepting) and the idempotency keys seen. */
+  /** Forgets the requests, the connection count, the behaviour (back to accepting) and the idempotency keys seen. */
   reset(): void {
     this.requests.length = 0;
+    this.connections = 0;
     this.#behaviour = { accept: true };
     this.#idsByKey.clear();
   }
@@ -184,6 +190,11 @@ export class FakeHttpProvider {
 
     if ('reset' in behaviour) {
       req.socket.destroy();
+      return;
+    }
+    if ('closeMidBody' in behaviour) {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '32' });
+      res.write('{"id":"fake-', () => req.socket.destroy());
       return;
     }
     if ('hang' in behaviour) {

@@ -44,10 +44,10 @@ export async function authenticateCustomer(
   if (!found || !hashesEqual(found.key.key_hash, hash) || found.key.revoked_at !== null) throw unauthorized('Invalid API key provided.');
   const { key, account } = found;
   if (key.expires_at !== null && key.expires_at <= new Date()) throw unauthorized('This API key has expired.');
-  if (account.status !== 'active') throw forbidden(`This account is ${account.status}.`, 'account_inactive');
+  if (account.status !== 'active') throw forbidden(`This account is ${account.status}.`, 'forbidden', { reason: 'account_inactive' });
   if (key.allowed_ips !== null) {
     const ip = clientIp(req, deps.trustProxy);
-    if (!allowlistOf(key.allowed_ips).check(ip, 'ipv4')) throw forbidden(`Requests from ${ip} are not allowed for this API key.`, 'ip_not_allowed');
+    if (!allowlistOf(key.allowed_ips).check(ip, 'ipv4')) throw forbidden(`Requests from ${ip} are not allowed for this API key.`, 'forbidden', { reason: 'ip_not_allowed' });
   }
   deps.keyUsage.touch(key.id);
   const outcome = await deps.rateLimiter.consume(key.id, key.rate_limit);

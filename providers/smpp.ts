@@ -5,12 +5,16 @@
  * on a bound session, so it stays bound for as long as it lives; keep one per route and close()
  * it. It keeps the bind alive with enquire_link and rebinds after any drop or refusal with
  * exponential backoff.
+ *
+ * A submit_sm that was written but never answered (no submit_sm_resp in time, or the link dropped
+ * first) is an unknown outcome: the SMSC may have taken it. Only a submit that never left (no
+ * bind, no writable session) is retryable elsewhere.
  */
 import smpp from 'smpp';
 import type { Pdu, Session } from 'smpp';
 import { encodeGsm7, gsm7TextToBytes } from './gsm7-bytes.ts';
 import { receiptToReport } from './smpp-receipt.ts';
-import type { ConfigProblem, OutboundMessage, Provider, ProviderContext, SubmitOutcome } from './types.ts';
+import type { ConfigProblem, OutboundMessage, Provider, ProviderContext, ProviderLogger, SubmitOutcome } from './types.ts';
 
 export interface SmppConfig {
   host: string;
@@ -30,13 +34,6 @@ export interface SmppOptions {
   rebindMinMs?: number;
   /** ...up to this (default 10 s). */
   rebindMaxMs?: number;
-  /** Where to say what happened to the link (pino's `logger.info(object, message)` fits). */
-  logger?: SmppLogger;
-}
-
-export interface SmppLogger {
-  info(details: object, message: string): void;
-  warn(details: object, message: string): void;
 }
 
 const FIELDS = ['host', 'port', 'system_id', 'password', 'system_type', 'tls'];
@@ -158,10 +155,13 @@ export function receiptText(pdu: Pick<Pdu, 'short_message' | 'message_payload' |
 // ---------------------------------------------------------------------------------------------
 // The session holder
 
-/** A response; no response in time; the link dropped first (or was not writable); the PDU could not be encoded. */
-type Response = Pdu | 'timeout' | 'closed' | Error;
+/**
+ * A response; no response in time; the link dropped after the request was written; the link was
+ * not writable, so nothing was written; the PDU could not be encoded (nothing written either).
+ */
+type Response = Pdu | 'timeout' | 'closed' | 'unsent' | Error;
 
-const SILENT: SmppLogger = { info() {}, warn() {} };
+const SILENT: ProviderLogger = { info() {}, warn() {}, error() {} };
 
 class SmppLink {
   private readonly config: SmppConfig;
@@ -170,7 +170,7 @@ class SmppLink {
   private readonly responseTimeoutMs: number;
   private readonly rebindMinMs: number;
   private readonly rebindMaxMs: number;
-  private readonly logger: SmppLogger;
+  private readonly logger: ProviderLogger;
 
   private session: Session | null = null;
   private bound = false;
@@ -179,6 +179,8 @@ class SmppLink {
   /** When the next connect attempt starts, while waiting out the backoff; 0 otherwise. */
   private nextAttemptAt = 0;
   private lastError = 'not bound yet';
+  /** Whether a bind ever succeeded, to tell a rebind from the first bind in the logs. */
+  private everBound = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private connectTimer: NodeJS.Timeout | null = null;
   private enquireTimer: NodeJS.Timeout | null = null;
@@ -195,7 +197,7 @@ class SmppLink {
     this.responseTimeoutMs = options.responseTimeoutMs ?? 10_000;
     this.rebindMinMs = options.rebindMinMs ?? 250;
     this.rebindMaxMs = options.rebindMaxMs ?? 10_000;
-    this.logger = options.logger ?? SILENT;
+    this.logger = context.logger ?? SILENT;
     this.rebindDelay = this.rebindMinMs;
     this.connect();
   }
@@ -214,33 +216,56 @@ class SmppLink {
       return { status: 'rejected', code: 'provider_rejected', message: `SMPP short_message over ${MAX_SHORT_MESSAGE_BYTES} bytes` };
     }
     const source = sourceAddress(message.from);
-    let providerMessageId = '';
-    // Parts go one after the other. If a later part fails, the earlier ones may already be on
-    // their way to the handset: the outcome is that part's failure all the same.
-    for (const [i, shortMessage] of encoded.shortMessages.entries()) {
-      const session = await this.waitForBind();
-      if (!session) return unavailable(`SMPP not bound to ${this.config.host}:${this.config.port}: ${this.lastError}`);
-      const response = await this.request(session, 'submit_sm', {
-        source_addr_ton: source.ton,
-        source_addr_npi: source.npi,
-        source_addr: source.addr,
-        dest_addr_ton: 1,
-        dest_addr_npi: 1,
-        destination_addr: message.to.replace(/^\+/, ''),
-        esm_class: encoded.esmClass,
-        registered_delivery: 1,
-        data_coding: encoded.dataCoding,
-        // A Buffer goes out as-is; a string would be re-encoded by the package.
-        short_message: shortMessage,
-      });
-      if (response instanceof Error) return { status: 'rejected', code: 'provider_rejected', message: `SMPP cannot encode submit_sm: ${response.message}` };
-      if (response === 'timeout') return unavailable(`SMPP no submit_sm_resp within ${this.responseTimeoutMs} ms`);
-      // The SMSC may have taken the part before the drop; a retry elsewhere may then duplicate it.
-      if (response === 'closed') return unavailable('SMPP connection lost before submit_sm_resp');
-      if (response.command_status !== 0) return submitStatusOutcome(response.command_status);
-      if (i === 0) providerMessageId = response.message_id ?? '';
+    const total = encoded.shortMessages.length;
+    const partIds: string[] = [];
+    // Parts go one after the other, and the first failure stops the rest.
+    for (const shortMessage of encoded.shortMessages) {
+      const sent = await this.submitPart(message, source, encoded, shortMessage);
+      if (typeof sent === 'string') {
+        partIds.push(sent);
+        continue;
+      }
+      if (total === 1) return sent;
+      const part = `part ${partIds.length + 1} of ${total}: ${sent.message}`;
+      // Earlier parts are with the SMSC already: another route would send them a second time.
+      if (sent.status === 'retryable' && partIds.length > 0) {
+        return { status: 'rejected', code: 'provider_rejected', message: `${part}; the parts before it were sent, so it is not sent again elsewhere` };
+      }
+      return { ...sent, message: part };
     }
-    return { status: 'accepted', providerMessageId };
+    // Receipts come per part, each naming its own id.
+    return total === 1 ? { status: 'accepted', providerMessageId: partIds[0]! } : { status: 'accepted', providerMessageId: partIds[0]!, partIds };
+  }
+
+  /** One submit_sm: the SMSC's message id, or why there is none. */
+  private async submitPart(
+    message: OutboundMessage,
+    source: ReturnType<typeof sourceAddress>,
+    encoded: ReturnType<typeof encodeParts>,
+    shortMessage: Buffer,
+  ): Promise<string | Exclude<SubmitOutcome, { status: 'accepted' }>> {
+    const session = await this.waitForBind();
+    if (!session) return unavailable(`SMPP not bound to ${this.config.host}:${this.config.port}: ${this.lastError}`);
+    const response = await this.request(session, 'submit_sm', {
+      source_addr_ton: source.ton,
+      source_addr_npi: source.npi,
+      source_addr: source.addr,
+      dest_addr_ton: 1,
+      dest_addr_npi: 1,
+      destination_addr: message.to.replace(/^\+/, ''),
+      esm_class: encoded.esmClass,
+      registered_delivery: 1,
+      data_coding: encoded.dataCoding,
+      // A Buffer goes out as-is; a string would be re-encoded by the package.
+      short_message: shortMessage,
+    });
+    if (response instanceof Error) return { status: 'rejected', code: 'provider_rejected', message: `SMPP cannot encode submit_sm: ${response.message}` };
+    if (response === 'unsent') return unavailable(`SMPP connection to ${this.config.host}:${this.config.port} lost before submit_sm was written`);
+    // Written but unanswered: the SMSC may have taken it, and a submit elsewhere may be a second SMS.
+    if (response === 'timeout') return unknownOutcome(`SMPP no submit_sm_resp within ${this.responseTimeoutMs} ms`);
+    if (response === 'closed') return unknownOutcome('SMPP connection lost after submit_sm was written, before its response');
+    if (response.command_status !== 0) return submitStatusOutcome(response.command_status);
+    return response.message_id ?? '';
   }
 
   async close(): Promise<void> {
@@ -252,7 +277,10 @@ class SmppLink {
     for (const wake of this.bindWaiters) wake();
     const session = this.session;
     if (!session) return;
-    if (this.bound) await this.request(session, 'unbind', {}, Math.min(this.responseTimeoutMs, 2_000));
+    if (this.bound) {
+      await this.request(session, 'unbind', {}, Math.min(this.responseTimeoutMs, 2_000));
+      this.logger.info(this.where(), 'SMPP unbound');
+    }
     await new Promise<void>((resolve) => {
       if (session.socket.destroyed) return resolve();
       session.socket.once('close', () => resolve());
@@ -291,7 +319,7 @@ class SmppLink {
       const timer = setTimeout(() => settle('timeout'), timeoutMs);
       try {
         // The package serialises inside send() and throws there on a field it cannot write.
-        if (!session.send(new smpp.PDU(command, fields), settle)) settle('closed');
+        if (!session.send(new smpp.PDU(command, fields), settle)) settle('unsent');
       } catch (error) {
         settle(error instanceof Error ? error : new Error(String(error)));
       }
@@ -327,6 +355,7 @@ class SmppLink {
     session.on('unbind', (pdu: Pdu) => {
       this.lastError = 'the SMSC unbound';
       this.bound = false;
+      this.logger.info(this.where(), 'SMPP unbound by the SMSC, rebinding');
       if (!session.send(pdu.response(), () => session.destroy())) session.destroy();
     });
     session.on('deliver_sm', (pdu: Pdu) => void this.onDeliver(session, pdu));
@@ -351,19 +380,19 @@ class SmppLink {
       interface_version: 0x34, // the package defaults to 0x50 (SMPP 5.0)
     });
     if (session !== this.session || this.closed) return;
-    if (response === 'closed') return;
+    if (response === 'closed' || response === 'unsent') return;
     if (response === 'timeout' || response instanceof Error || response.command_status !== 0) {
       this.lastError =
         response === 'timeout' ? 'no bind_transceiver_resp in time'
         : response instanceof Error ? `cannot encode bind_transceiver: ${response.message}`
         : `bind refused: ${describeStatus(response.command_status)}`;
-      this.logger.warn({ host: this.config.host, port: this.config.port, error: this.lastError }, 'SMPP bind failed');
       session.destroy();
       return;
     }
     this.bound = true;
     this.rebindDelay = this.rebindMinMs;
-    this.logger.info({ host: this.config.host, port: this.config.port, system_id: this.config.system_id }, 'SMPP bound as transceiver');
+    this.logger.info({ ...this.where(), system_id: this.config.system_id }, this.everBound ? 'SMPP rebound as transceiver' : 'SMPP bound as transceiver');
+    this.everBound = true;
     this.enquireTimer = setInterval(() => void this.enquireLink(session), this.enquireLinkMs);
     for (const wake of this.bindWaiters) wake();
   }
@@ -375,7 +404,6 @@ class SmppLink {
     this.enquiring = false;
     if (response === 'timeout' && session === this.session) {
       this.lastError = 'no enquire_link_resp in time';
-      this.logger.warn({ host: this.config.host, port: this.config.port }, 'SMPP link silent, reconnecting');
       session.destroy();
     }
   }
@@ -390,8 +418,10 @@ class SmppLink {
     this.clearTimer('enquireTimer');
     for (const settle of [...this.pending]) settle('closed');
     if (this.closed) return;
-    if (wasBound) this.logger.warn({ host: this.config.host, port: this.config.port, error: this.lastError }, 'SMPP link dropped, rebinding');
     const delay = this.rebindDelay;
+    if (wasBound) this.logger.warn({ ...this.where(), error: this.lastError, retryInMs: delay }, 'SMPP link dropped, rebinding');
+    // Said once per run of failures, not at every attempt of the backoff.
+    else if (delay === this.rebindMinMs) this.logger.warn({ ...this.where(), error: this.lastError, retryInMs: delay }, 'SMPP cannot bind, retrying with backoff');
     this.rebindDelay = Math.min(this.rebindDelay * 2, this.rebindMaxMs);
     this.nextAttemptAt = Date.now() + delay;
     this.reconnectTimer = setTimeout(() => {
@@ -411,17 +441,21 @@ class SmppLink {
         const text = receiptText(pdu);
         const report = receiptToReport({ text, receiptedMessageId: pdu.receipted_message_id, messageState: pdu.message_state });
         if (report) await this.context.onReport(report);
-        else this.logger.info({ routeId: this.context.routeId, text }, 'SMPP receipt without a final state or an id, ignored');
+        else this.logger.info({ ...this.where(), text }, 'SMPP receipt without a final state or an id, ignored');
       }
     } catch (error) {
       status = ESME_RX_T_APPN;
-      this.logger.warn({ routeId: this.context.routeId, error: (error as Error).message }, 'SMPP delivery report not recorded; asking the SMSC to retry');
+      this.logger.warn({ ...this.where(), error: (error as Error).message }, 'SMPP delivery report not recorded; asking the SMSC to deliver it again');
     }
     try {
       session.send(pdu.response({ command_status: status }));
     } catch {
       session.destroy();
     }
+  }
+
+  private where(): { routeId: number; host: string; port: number } {
+    return { routeId: this.context.routeId, host: this.config.host, port: this.config.port };
   }
 
   private clearTimer(name: 'reconnectTimer' | 'connectTimer' | 'enquireTimer'): void {
@@ -433,6 +467,10 @@ class SmppLink {
   }
 }
 
-function unavailable(message: string): SubmitOutcome {
+function unavailable(message: string): SubmitOutcome & { status: 'retryable' } {
   return { status: 'retryable', code: 'provider_unavailable', message };
+}
+
+function unknownOutcome(what: string): SubmitOutcome & { status: 'unknown' } {
+  return { status: 'unknown', code: 'provider_timeout', message: `${what}; the SMSC may have sent it` };
 }

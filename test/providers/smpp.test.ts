@@ -4,7 +4,7 @@ import { planSegments } from '../../domain/encoding.ts';
 import { decodeGsm7 } from '../../providers/gsm7-bytes.ts';
 import { checkSmppConfig, concatUdh, createSmppProvider, describeStatus, type SmppConfig, type SmppOptions } from '../../providers/smpp.ts';
 import { parseReceiptDate, parseReceiptText, receiptToReport } from '../../providers/smpp-receipt.ts';
-import type { DeliveryReport, OutboundMessage, Provider } from '../../providers/types.ts';
+import type { DeliveryReport, OutboundMessage, Provider, ProviderLogger } from '../../providers/types.ts';
 import { FakeSmsc } from '../support/fake-smsc.ts';
 
 const FAST: SmppOptions = { enquireLinkMs: 1_000, responseTimeoutMs: 1_000, rebindMinMs: 20, rebindMaxMs: 200 };
@@ -19,11 +19,17 @@ describe('SMPP provider', () => {
   let reports: DeliveryReport[];
   let onReport: (report: DeliveryReport) => Promise<void>;
   let providers: Provider[];
+  let logs: Array<{ level: string; message: string; details: object }>;
+  const logger: ProviderLogger = {
+    info: (details, message) => logs.push({ level: 'info', message, details }),
+    warn: (details, message) => logs.push({ level: 'warn', message, details }),
+    error: (details, message) => logs.push({ level: 'error', message, details }),
+  };
 
   function connect(config: Partial<SmppConfig> = {}, options: SmppOptions = {}): Provider {
     const provider = createSmppProvider(
       { host: '127.0.0.1', port: smsc.port, system_id: FakeSmsc.SYSTEM_ID, password: FakeSmsc.PASSWORD, ...config },
-      { routeId: 1, dlrUrl: 'http://127.0.0.1/unused', onReport: (report) => onReport(report) },
+      { routeId: 1, dlrUrl: 'http://127.0.0.1/unused', onReport: (report) => onReport(report), logger },
       { ...FAST, ...options },
     );
     providers.push(provider);
@@ -37,6 +43,7 @@ describe('SMPP provider', () => {
       reports.push(report);
     };
     providers = [];
+    logs = [];
   });
 
   afterEach(async () => {
@@ -110,7 +117,8 @@ describe('SMPP provider', () => {
       });
       expect(smsc.submits.map((submit) => decodeGsm7(submit.shortMessage)).join('')).to.equal(body);
       expect(smsc.submits.map((submit) => submit.text).join('')).to.equal(body);
-      expect(outcome).to.deep.equal({ status: 'accepted', providerMessageId: smsc.submits[0]!.messageId });
+      expect(outcome).to.deep.equal({ status: 'accepted', providerMessageId: smsc.submits[0]!.messageId, partIds: smsc.submits.map((submit) => submit.messageId) });
+      expect(new Set(smsc.submits.map((submit) => submit.messageId)).size).to.equal(3);
     });
 
     it('uses a new UDH reference for each concatenated message', async () => {
@@ -167,17 +175,55 @@ describe('SMPP provider', () => {
       expect(smsc.submits).to.have.length(2);
     });
 
-    it('treats a submit_sm_resp that never comes as retryable once the response timeout passes', async () => {
+    it('is unknown when a submit_sm_resp never comes, since the SMSC may have taken it', async () => {
       smsc.respondWith(null);
       const provider = connect({}, { responseTimeoutMs: 300 });
       await smsc.waitFor(() => smsc.binds === 1);
 
-      const started = Date.now();
       const outcome = await provider.submit(message('hello'));
 
-      expect(outcome).to.include({ status: 'retryable', code: 'provider_unavailable' });
-      expect(outcome).to.have.property('message').that.contains('submit_sm_resp');
-      expect(Date.now() - started).to.be.at.least(290);
+      expect(outcome).to.deep.equal({ status: 'unknown', code: 'provider_timeout', message: 'SMPP no submit_sm_resp within 300 ms; the SMSC may have sent it' });
+      expect(smsc.submits).to.have.length(1);
+    });
+
+    it('is unknown when the link drops after submit_sm was written, and rebinds', async () => {
+      smsc.respondWith('drop');
+      const provider = connect();
+
+      const outcome = await provider.submit(message('hello'));
+
+      expect(outcome).to.deep.equal({
+        status: 'unknown',
+        code: 'provider_timeout',
+        message: 'SMPP connection lost after submit_sm was written, before its response; the SMSC may have sent it',
+      });
+      expect(smsc.submits).to.have.length(1);
+      smsc.respondWith(0);
+      expect((await provider.submit(message('after'))).status).to.equal('accepted');
+      expect(smsc.binds).to.equal(2);
+    });
+
+    it('is unknown, naming the part, when a later part of a concatenated message goes unanswered', async () => {
+      smsc.respondWith((submit) => (submit.udh?.[5] === 2 ? null : 0));
+      const outcome = await connect({}, { responseTimeoutMs: 300 }).submit(message('z'.repeat(400)));
+
+      expect(outcome).to.deep.equal({ status: 'unknown', code: 'provider_timeout', message: 'part 2 of 3: SMPP no submit_sm_resp within 300 ms; the SMSC may have sent it' });
+      expect(smsc.submits).to.have.length(2);
+    });
+
+    it('is rejected, not retryable, when a later part is throttled, since another route would send the first part again', async () => {
+      smsc.respondWith((submit) => (submit.udh?.[5] === 2 ? 0x58 : 0));
+      const outcome = await connect().submit(message('z'.repeat(400)));
+
+      expect(outcome).to.include({ status: 'rejected', code: 'provider_rejected' });
+      expect(outcome).to.have.property('message').that.matches(/^part 2 of 3: SMPP ESME_RTHROTTLED \(0x58\); /);
+    });
+
+    it('is retryable when the first part is throttled', async () => {
+      smsc.respondWith(0x58);
+      const outcome = await connect().submit(message('z'.repeat(400)));
+
+      expect(outcome).to.deep.equal({ status: 'retryable', code: 'provider_unavailable', message: 'part 1 of 3: SMPP ESME_RTHROTTLED (0x58)' });
     });
 
     it('answers retryable when the password is wrong, and keeps trying to bind without crashing', async () => {
@@ -210,14 +256,39 @@ describe('SMPP provider', () => {
       expect((await provider.submit(message('before'))).status).to.equal('accepted');
 
       smsc.dropConnections();
-      // The provider sees the drop at once on loopback, then waits 300 ms before rebinding.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The provider waits 300 ms after seeing the drop before it rebinds.
+      await smsc.waitFor(() => logs.some(({ message }) => message === 'SMPP link dropped, rebinding'));
       expect(smsc.binds).to.equal(1);
       const outcome = await provider.submit(message('after'));
 
       expect(outcome.status).to.equal('accepted');
       expect(smsc.binds).to.equal(2);
       expect(smsc.submits.map((submit) => submit.text)).to.deep.equal(['before', 'after']);
+    });
+
+    it('logs the bind, the drop, the rebind and the unbind at close, with the route and without the password', async () => {
+      const provider = connect();
+      await smsc.waitFor(() => smsc.binds === 1);
+      smsc.dropConnections();
+      await smsc.waitFor(() => smsc.binds === 2);
+      await provider.close();
+
+      expect(logs.map(({ level, message }) => `${level} ${message}`)).to.deep.equal([
+        'info SMPP bound as transceiver',
+        'warn SMPP link dropped, rebinding',
+        'info SMPP rebound as transceiver',
+        'info SMPP unbound',
+      ]);
+      for (const { details } of logs) expect(details).to.include({ routeId: 1, host: '127.0.0.1', port: smsc.port });
+      expect(JSON.stringify(logs)).not.to.contain(FakeSmsc.PASSWORD);
+    });
+
+    it('logs a run of refused binds once, with the reason', async () => {
+      connect({ password: 'wrong' });
+      await smsc.waitFor(() => smsc.refusedBinds >= 3);
+
+      expect(logs.map(({ message }) => message)).to.deep.equal(['SMPP cannot bind, retrying with backoff']);
+      expect(logs[0]!.details).to.include({ error: 'bind refused: ESME_RINVPASWD (0x0E)' });
     });
 
     it('rebinds after the SMSC unbinds', async () => {
@@ -318,6 +389,50 @@ describe('SMPP provider', () => {
 
       expect((await provider.submit(message('still bound'))).status).to.equal('accepted');
       expect(smsc.binds).to.equal(1);
+      expect(logs.filter(({ level }) => level === 'warn').map(({ message, details }) => [message, details])).to.deep.equal([
+        ['SMPP delivery report not recorded; asking the SMSC to deliver it again', { routeId: 1, host: '127.0.0.1', port: smsc.port, error: 'database down' }],
+      ]);
+    });
+
+    it('answers a receipt only once its report is stored', async () => {
+      const id = await submitted();
+      const events: string[] = [];
+      onReport = async (report) => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        reports.push(report);
+        events.push('stored');
+      };
+
+      await smsc.sendReceipt(id, 'DELIVRD');
+      events.push('answered');
+
+      expect(events).to.deep.equal(['stored', 'answered']);
+    });
+
+    it('loses no receipt while reports cannot be stored: the SMSC redelivers it until it is answered 0', async () => {
+      const id = await submitted();
+      smsc.redeliverAfterMs = 20;
+      let failures = 2;
+      onReport = async (report) => {
+        if (failures-- > 0) throw new Error('database down');
+        reports.push(report);
+      };
+
+      expect(await smsc.sendReceipt(id, 'DELIVRD')).to.equal(0x64);
+      await smsc.waitFor(() => smsc.receipts[0]!.statuses.length === 3);
+
+      expect(smsc.receipts[0]!.statuses).to.deep.equal([0x64, 0x64, 0]);
+      expect(reports.map((report) => [report.providerMessageId, report.status])).to.deep.equal([[id, 'delivered']]);
+    });
+
+    it('matches receipts for every part of a concatenated message by the part ids it returned', async () => {
+      const outcome = await connect().submit(message('z'.repeat(400)));
+      if (outcome.status !== 'accepted') throw new Error(`not accepted: ${JSON.stringify(outcome)}`);
+
+      for (const partId of outcome.partIds!) await smsc.sendReceipt(partId, 'DELIVRD');
+
+      expect(reports.map((report) => report.providerMessageId)).to.deep.equal(outcome.partIds);
+      expect(outcome.partIds![0]).to.equal(outcome.providerMessageId);
     });
 
     it('answers a deliver_sm that is not a receipt without reporting anything', async () => {

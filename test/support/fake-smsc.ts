@@ -4,7 +4,8 @@
  *
  * It checks bind credentials, answers enquire_link and unbind, records each submit_sm with the
  * exact bytes that came over the wire, answers with a message id (or the status you choose), and
- * sends delivery receipts to the bound ESME on request.
+ * sends delivery receipts to the bound ESME on request, delivering them again, as a real SMSC
+ * does, while the ESME answers with an error.
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -34,8 +35,15 @@ export interface SmscSubmit {
   status: number | null;
 }
 
-/** A submit_sm command_status, or null to leave the submit unanswered. */
-export type SubmitResponder = number | null | ((submit: SmscSubmit) => number | null);
+/** A submit_sm command_status, null to leave the submit unanswered, or 'drop' to close the connection instead of answering. */
+export type SubmitAnswer = number | null | 'drop';
+export type SubmitResponder = SubmitAnswer | ((submit: SmscSubmit) => SubmitAnswer);
+
+/** A delivery receipt sent, and the deliver_sm_resp command_status of each time it was delivered, in order. */
+export interface SmscReceipt {
+  text: string;
+  statuses: number[];
+}
 
 export interface ReceiptOptions {
   /** Also send the receipted_message_id TLV (default false: the id is only in the text). */
@@ -72,6 +80,13 @@ export class FakeSmsc {
   lastBind?: { command: string; systemId: string; systemType: string; interfaceVersion: number };
   /** Set to false to leave enquire_link unanswered, as a hung SMSC would. */
   answerEnquireLinks = true;
+  /** Every receipt sent, with the answers it got. */
+  readonly receipts: SmscReceipt[] = [];
+  /**
+   * When set, a receipt answered with a non-zero status (or not deliverable, no ESME bound) is
+   * delivered again after this many ms, until it is answered 0 or the SMSC stops.
+   */
+  redeliverAfterMs: number | null = null;
 
   private readonly server: Server;
   private readonly systemId: string;
@@ -79,6 +94,8 @@ export class FakeSmsc {
   private readonly states = new Map<Session, SessionState>();
   private responder: SubmitResponder = 0;
   private nextId = 0x5a000000 + Math.floor(Math.random() * 0x10000) * 0x100;
+  private readonly redeliveries = new Set<NodeJS.Timeout>();
+  private stopped = false;
 
   private constructor(server: Server, port: number, systemId: string, password: string) {
     this.server = server;
@@ -121,17 +138,43 @@ export class FakeSmsc {
     });
   }
 
-  /** Sends a deliver_sm receipt (esm_class 0x04) with this exact text and these extra fields; resolves with the deliver_sm_resp status. */
+  /**
+   * Sends a deliver_sm receipt (esm_class 0x04) with this exact text and these extra fields;
+   * resolves with the first deliver_sm_resp status (later deliveries show in `receipts`).
+   */
   sendReceiptText(text: string, fields: Record<string, unknown> = {}): Promise<number> {
-    return this.request('deliver_sm', {
-      source_addr_ton: 1,
-      source_addr_npi: 1,
-      source_addr: '',
-      esm_class: 0x04,
-      data_coding: 0,
-      short_message: Buffer.from(text, 'latin1'),
-      ...fields,
-    });
+    const receipt: SmscReceipt = { text, statuses: [] };
+    this.receipts.push(receipt);
+    const deliver = (): Promise<number> =>
+      this.request('deliver_sm', {
+        source_addr_ton: 1,
+        source_addr_npi: 1,
+        source_addr: '',
+        esm_class: 0x04,
+        data_coding: 0,
+        short_message: Buffer.from(text, 'latin1'),
+        ...fields,
+      }).then(
+        (status) => {
+          receipt.statuses.push(status);
+          if (status !== 0) this.redeliver(deliver);
+          return status;
+        },
+        (error: unknown) => {
+          this.redeliver(deliver);
+          throw error;
+        },
+      );
+    return deliver();
+  }
+
+  private redeliver(deliver: () => Promise<number>): void {
+    if (this.redeliverAfterMs === null || this.stopped) return;
+    const timer = setTimeout(() => {
+      this.redeliveries.delete(timer);
+      deliver().catch(() => {});
+    }, this.redeliverAfterMs);
+    this.redeliveries.add(timer);
   }
 
   /** Sends enquire_link to the bound ESME; resolves with its enquire_link_resp status. */
@@ -175,6 +218,9 @@ export class FakeSmsc {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.redeliveries) clearTimeout(timer);
+    this.redeliveries.clear();
     const closed = new Promise((resolve) => this.server.close(resolve));
     this.dropConnections();
     await closed;
@@ -264,6 +310,10 @@ export class FakeSmsc {
     this.submits.push(submit);
     const status = typeof this.responder === 'function' ? this.responder(submit) : this.responder;
     if (status === null) return;
+    if (status === 'drop') {
+      session.destroy();
+      return;
+    }
     submit.status = status;
     if (status !== 0) {
       session.send(pdu.response({ command_status: status }));

@@ -11,6 +11,7 @@ import { authenticateAdmin, authenticateCustomer, type AuthDependencies } from '
 import { errorBody, successBody } from './envelope.ts';
 import { docsRouter } from './docs.ts';
 import { fromValidationErrors, toApiError } from './error-response.ts';
+import { redactPath } from './log-redaction.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -121,7 +122,7 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
         {
           request_id: requestId,
           method: req.method,
-          path: req.path,
+          path: redactPath(req.path),
           operation_id: res.locals.operationId,
           status: res.statusCode,
           duration_ms: seconds * 1000,

@@ -9,6 +9,9 @@ import type { Scope } from './scopes.ts';
 
 export const DEFAULT_RATE_LIMIT = 600;
 
+/** `details.reason` of a 403 for creating or revoking a key broader than the calling key. */
+const BROADER = 'broader_than_calling_key';
+
 export interface ApiKeyRequest {
   name: string;
   permissions?: Scope[];
@@ -77,7 +80,7 @@ export async function createApiKey(
   if (request.allowed_ips) checkAllowlist(request.allowed_ips);
   const grant = grantOf(request, defaults, creator);
   const beyond = creator === null ? null : overreach(grant, creator);
-  if (beyond) throw forbidden(`A key cannot create a key broader than itself: ${beyond.reason}.`, 'forbidden', beyond.details, beyond.param);
+  if (beyond) throw forbidden(`A key cannot create a key broader than itself: ${beyond.reason}.`, 'forbidden', { reason: BROADER, ...beyond.details }, beyond.param);
   const plainKey = generateApiKey();
   const row = await insertApiKey(db, {
     id: newId('key'),
@@ -98,7 +101,7 @@ export async function revokeApiKey(db: Knex, accountId: string, id: string, revo
   const target = await findKeyForAccount(db, accountId, id);
   if (!target) throw notFound('api_key', id);
   const beyond = overreach(target, revoker);
-  if (beyond) throw forbidden(`A key cannot revoke a key broader than itself: ${beyond.reason}.`, 'forbidden', { field: beyond.param }, 'id');
+  if (beyond) throw forbidden(`A key cannot revoke a key broader than itself: ${beyond.reason}.`, 'forbidden', { reason: BROADER, field: beyond.param }, 'id');
   await revokeKey(db, accountId, id);
 }
 

@@ -173,8 +173,8 @@ export interface paths {
          *
          *     Returns the account the calling key belongs to. `status` is `active` (may send),
          *     `suspended` or `closed`; while it is not `active`, every key of the account answers 403
-         *     `account_inactive`, so this operation only ever shows `active` to a customer. `balance`
-         *     is the same figure as `GET /balance`.
+         *     `forbidden` (`details.reason` `account_inactive`), so this operation only ever shows
+         *     `active` to a customer. `balance` is the same figure as `GET /balance`.
          */
         get: operations["getAccount"];
         put?: never;
@@ -366,9 +366,9 @@ export interface paths {
          *     secret manager.
          *
          *     A key creates only keys no broader than itself. A request that asks for more is
-         *     refused whole with 403 `forbidden`, its `param` naming the first field at fault, and
-         *     nothing is created; Dispatch never narrows a request silently. Omitted fields inherit
-         *     the calling key's restrictions:
+         *     refused whole with 403 `forbidden` (`details.reason` `broader_than_calling_key`), its
+         *     `param` naming the first field at fault, and nothing is created; Dispatch never
+         *     narrows a request silently. Omitted fields inherit the calling key's restrictions:
          *
          *     - `permissions` defaults to `sms:send` and `sms:read`. Every scope, asked for or
          *       defaulted, must be one the calling key holds (`details.scopes` lists the others).
@@ -420,8 +420,8 @@ export interface paths {
          *     A key revokes only keys no broader than itself, by the rules of
          *     `POST /api-keys/create`: scopes it holds, limits no higher, expiry no later, addresses
          *     within its allowlist. Revoking a broader key (such as the account's main key, from a
-         *     narrower one) answers 403 `forbidden` with `param` `id` and `details.field` naming the
-         *     first field in which the target is broader.
+         *     narrower one) answers 403 `forbidden` (`details.reason` `broader_than_calling_key`) with
+         *     `param` `id` and `details.field` naming the first field in which the target is broader.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -1012,7 +1012,8 @@ export interface components {
              *       `route_invalid`, `recipient_blocklisted`, `number_invalid`, `duplicate_sender`
              *     - 401 `authentication_error`: `unauthorized`
              *     - 402 `balance_error`: `insufficient_balance`
-             *     - 403 `authorization_error`: `forbidden`, `ip_not_allowed`, `account_inactive`
+             *     - 403 `authorization_error`: `forbidden` (the reason in `details.reason` or
+             *       `details.required_scope`)
              *     - 404 `invalid_request_error`: `resource_not_found`, `not_found`
              *     - 405 `invalid_request_error`: `method_not_allowed`
              *     - 409 `invalid_request_error`: `idempotency_key_in_use`, `conflict`,
@@ -1036,7 +1037,10 @@ export interface components {
             param?: string;
             /**
              * @description Present when the code documents it: `insufficient_balance` carries `required`,
-             *     `available` and `currency`; `forbidden` carries `required_scope`.
+             *     `available` and `currency`; `forbidden` carries `required_scope` (a missing scope)
+             *     or `reason` (`ip_not_allowed`, `account_inactive`, `broader_than_calling_key`); a
+             *     validation failure carries `errors`, every failure found, each with `code`,
+             *     `param` and `message`.
              */
             details?: {
                 [key: string]: unknown;
@@ -1310,7 +1314,7 @@ export interface components {
             country: string | null;
             /**
              * @description `active` may send. While `suspended` or `closed`, every key of the account answers
-             *     403 `account_inactive`.
+             *     403 `forbidden` (`details.reason` `account_inactive`).
              * @enum {string}
              */
             status: "active" | "suspended" | "closed";
@@ -1847,13 +1851,14 @@ export interface components {
             };
         };
         /**
-         * @description 403 `authorization_error`:
+         * @description 403 `authorization_error` `forbidden`: the key may not do this. `details` says why:
          *
-         *     | `code` | When |
+         *     | `details` | When |
          *     |---|---|
-         *     | `forbidden` | the key lacks the operation's scope (`details.required_scope`), or tries to grant a scope it does not hold (`param` `permissions`) |
-         *     | `ip_not_allowed` | the client address is not on the key's `allowed_ips` |
-         *     | `account_inactive` | the account's status is not `active` |
+         *     | `reason`: `ip_not_allowed` | the client address is not on the key's `allowed_ips` |
+         *     | `reason`: `account_inactive` | the account's status is not `active` |
+         *     | `required_scope` | the key lacks the operation's scope |
+         *     | `reason`: `broader_than_calling_key` | the key tries to create or revoke a key broader than itself: `param` names the field (`permissions`, with `scopes` listing those it does not hold), or `id` on revoke, with `field` naming it |
          */
         Forbidden: {
             headers: {

@@ -54,7 +54,7 @@ describe('POST /api-keys/create', () => {
     const limited = await createAdminKey(tenant.accountId, { name: 'Key admin', permissions: ['keys:write', 'sms:read'] });
     const response = await call('POST', '/api-keys/create', { auth: limited.plain_key, body: { name: 'Escalation', permissions: ['sms:read', 'sms:send'] } });
     expectError(response, 403, 'forbidden', 'permissions');
-    expect(response.body.error.details.scopes).to.deep.equal(['sms:send']);
+    expect(response.body.error.details).to.deep.equal({ reason: 'broader_than_calling_key', scopes: ['sms:send'] });
     expect(await harness.db('api_keys').where({ account_id: tenant.accountId, name: 'Escalation' })).to.have.length(0);
   });
 
@@ -206,7 +206,7 @@ describe('a key revoking keys', () => {
     const narrow = await createAdminKey(tenant.accountId, { name: 'Key admin', permissions: ['keys:write'] });
     const response = await call('DELETE', `/api-keys/${tenant.keyId}`, { auth: narrow.plain_key });
     expectError(response, 403, 'forbidden', 'id');
-    expect(response.body.error.details).to.deep.equal({ field: 'permissions' });
+    expect(response.body.error.details).to.deep.equal({ reason: 'broader_than_calling_key', field: 'permissions' });
     expect((await call('GET', '/account', { auth: tenant.key })).status).to.equal(200);
   });
 
@@ -215,7 +215,7 @@ describe('a key revoking keys', () => {
     const capped = await createAdminKey(tenant.accountId, { name: 'Capped', daily_limit: 1 });
     const response = await call('DELETE', `/api-keys/${tenant.keyId}`, { auth: capped.plain_key });
     expectError(response, 403, 'forbidden', 'id');
-    expect(response.body.error.details).to.deep.equal({ field: 'daily_limit' });
+    expect(response.body.error.details).to.deep.equal({ reason: 'broader_than_calling_key', field: 'daily_limit' });
   });
 
   it('may revoke the keys it created, and itself', async () => {

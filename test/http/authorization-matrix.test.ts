@@ -203,6 +203,7 @@ describe('a key minting a broader key', () => {
         const response = await call('POST', '/api-keys/create', { auth: creator.plain_key, body: { name, permissions: ['sms:read'], ...ask } });
         expectError(response, 403, 'forbidden', param);
         expect(response.body.error.type).to.equal('authorization_error');
+        expect(response.body.error.details.reason).to.equal('broader_than_calling_key');
         expect(await harness.db('api_keys').where({ account_id: tenant.accountId, name })).to.have.length(0);
       });
     }

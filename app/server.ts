@@ -7,11 +7,13 @@ import { jobQueueOf, startQueues } from '../db/queues.ts';
 import { recordDeliveryReport } from '../domain/message-outcomes.ts';
 import { startWebhookWorker } from '../jobs/deliver-webhook.ts';
 import { startDailyPurge } from '../jobs/purge.ts';
+import { startReconciler } from '../jobs/reconcile.ts';
 import { startSendWorker } from '../jobs/send-message.ts';
 import { ProviderPool } from '../jobs/provider-pool.ts';
 import { deliveryReportCallback } from './delivery-report-callback.ts';
 import type { AuthDependencies } from './auth.ts';
 import { createApp } from './api.ts';
+import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
 import { KeyUsageRecorder } from './key-usage.ts';
 import { Metrics } from './metrics.ts';
@@ -39,34 +41,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   const boss = await startQueues(databaseUrl, (error) => logger.error({ err: error }, 'job queue error'));
   // An attempt job that outlives its timeout by this much belongs to a process that died: it is retried.
   const jobs = jobQueueOf(boss, { deliverWebhook: { expireInSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 5 } });
-  let origin = '';
-  const providers = new ProviderPool(() => origin, async (routeId, report) => {
-    await recordDeliveryReport(db, jobs, routeId, report).catch((error) => logger.error({ err: error, route_id: routeId }, 'could not record a delivery report'));
-  });
   const metrics = new Metrics(db);
-  await startSendWorker(boss, {
-    db,
-    jobs,
-    providers,
-    onError: (error, messageId) => logger.error({ err: error, message_id: messageId }, 'send failed unexpectedly; the job will be retried'),
-    onSubmit: (routeId, outcome, durationMs) => {
-      metrics.upstreamDuration.observe({ route: String(routeId), outcome: outcome.status }, durationMs / 1000);
-      if (outcome.status !== 'accepted') metrics.upstreamErrors.inc({ route: String(routeId), code: outcome.code });
-    },
-  });
-  await startWebhookWorker(boss, {
-    db,
-    jobs,
-    settings: {
-      retrySchedule: config.webhookRetrySchedule,
-      disableAfter: config.webhookDisableAfter,
-      timeoutMs: config.webhookTimeoutMs,
-      allowPrivate: config.webhookAllowPrivateUrls,
-    },
-    onError: (error, deliveryId) => logger.error({ err: error, delivery_id: deliveryId }, 'webhook attempt failed unexpectedly; the job will be retried'),
-    onAttempt: (ok) => metrics.webhookAttempts.inc({ result: ok ? 'succeeded' : 'failed' }),
-  });
-  await startDailyPurge(boss, db);
   const keyUsage = new KeyUsageRecorder(db, KEY_USAGE_FLUSH_MS, (error) => logger.error({ err: error }, 'could not record key use'));
   keyUsage.start();
   const auth: AuthDependencies = {
@@ -95,10 +70,44 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);
+    listening.on('clientError', answerClientError);
   });
   const { port } = server.address() as { port: number };
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  origin = config.publicUrl ?? `http://${host}:${port}`;
+  const origin = config.publicUrl ?? `http://${host}:${port}`;
+
+  // The workers start only now, when the application is complete: a send job that ran earlier
+  // would build its route's provider without the public URL, and would compete with start-up
+  // work that blocks the event loop.
+  const providers = new ProviderPool(
+    origin,
+    (routeId, report) => recordDeliveryReport(db, jobs, routeId, report),
+    logger.child({ component: 'provider' }),
+  );
+  await startSendWorker(boss, {
+    db,
+    jobs,
+    providers,
+    onError: (error, messageId) => logger.error({ err: error, message_id: messageId }, 'send failed unexpectedly; the job will be retried'),
+    onSubmit: (routeId, outcome, durationMs) => {
+      metrics.upstreamDuration.observe({ route: String(routeId), outcome: outcome.status }, durationMs / 1000);
+      if (outcome.status !== 'accepted') metrics.upstreamErrors.inc({ route: String(routeId), code: outcome.code });
+    },
+  });
+  await startWebhookWorker(boss, {
+    db,
+    jobs,
+    settings: {
+      retrySchedule: config.webhookRetrySchedule,
+      disableAfter: config.webhookDisableAfter,
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivate: config.webhookAllowPrivateUrls,
+    },
+    onError: (error, deliveryId) => logger.error({ err: error, delivery_id: deliveryId }, 'webhook attempt failed unexpectedly; the job will be retried'),
+    onAttempt: (ok) => metrics.webhookAttempts.inc({ result: ok ? 'succeeded' : 'failed' }),
+  });
+  await startDailyPurge(boss, db);
+  await startReconciler(boss, { db, jobs, onReconciled: (counts) => logger.warn(counts, 'gave stranded work a job again') });
 
   let stopping: Promise<void> | undefined;
   const stop = () => {

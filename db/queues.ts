@@ -1,34 +1,41 @@
 import type { Knex } from 'knex';
-import { PgBoss, fromKnex, type QueueOptions } from 'pg-boss';
+import { PgBoss, fromKnex, type JobOptions, type QueueOptions } from 'pg-boss';
 
 /** Every background queue, with its options, in one table. */
 export const QUEUES = {
-  // Retried with backoff for about 15 minutes (8 retries, 5 s doubling to at most 5 min) when every route failed retryably.
-  sendMessage: { name: 'send-message', options: { retryLimit: 8, retryDelay: 5, retryBackoff: true, retryDelayMax: 300 } },
+  // Retried with backoff (5 s doubling to at most 5 min) while no route takes the message; the send
+  // window (domain/submission.ts), not this limit, ends it. The heartbeat returns the job of a
+  // process that died to the queue within about 20 s instead of at its 15-minute expiry.
+  sendMessage: { name: 'send-message', options: { retryLimit: 20, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, heartbeatSeconds: 15 } },
   // Each attempt is its own job, scheduled by the delivery rules; pg-boss retries only an attempt
   // whose process died (the job expired while active).
   deliverWebhook: { name: 'deliver-webhook', options: { retryLimit: 3, retryDelay: 1 } },
   // Daily: events past their retention, and delivery reports that never found their message, are deleted.
   dailyPurge: { name: 'daily-purge', options: { retryLimit: 2, retryDelay: 600 } },
+  // Every minute: settles messages and webhook deliveries that no live job will move.
+  reconcile: { name: 'reconcile', options: { retryLimit: 0, expireInSeconds: 120 } },
 } satisfies Record<string, { name: string; options: QueueOptions }>;
 
 export type QueueKey = keyof typeof QUEUES;
 
+/** What one job may set beyond its queue's options: when it may start, its group and its priority. */
+export type PerJobOptions = Pick<JobOptions, 'startAfter' | 'group' | 'priority'>;
+
 /** Writes jobs in the caller's transaction: they exist exactly when the transaction commits. */
 export interface JobQueue {
-  enqueue(trx: Knex.Transaction, queue: QueueKey, data: object, startAfter?: Date): Promise<void>;
-  enqueueMany(trx: Knex.Transaction, queue: QueueKey, data: object[]): Promise<void>;
+  enqueue(trx: Knex.Transaction, queue: QueueKey, data: object, options?: PerJobOptions): Promise<void>;
+  enqueueMany(trx: Knex.Transaction, queue: QueueKey, data: object[], optionsOf?: (item: object, index: number) => PerJobOptions): Promise<void>;
 }
 
 /** Options every job of a queue gets that depend on configuration (such as how long an attempt may run). */
 export type JobDefaults = Partial<Record<QueueKey, { expireInSeconds?: number }>>;
 
 export const jobQueueOf = (boss: PgBoss, defaults: JobDefaults = {}): JobQueue => ({
-  async enqueue(trx, queue, data, startAfter) {
-    await boss.send(QUEUES[queue].name, data, { db: fromKnex(trx), ...defaults[queue], ...(startAfter && { startAfter }) });
+  async enqueue(trx, queue, data, options) {
+    await boss.send(QUEUES[queue].name, data, { db: fromKnex(trx), ...defaults[queue], ...options });
   },
-  async enqueueMany(trx, queue, data) {
-    if (data.length > 0) await boss.insert(QUEUES[queue].name, data.map((item) => ({ data: item, ...defaults[queue] })), { db: fromKnex(trx) });
+  async enqueueMany(trx, queue, data, optionsOf) {
+    if (data.length > 0) await boss.insert(QUEUES[queue].name, data.map((item, index) => ({ data: item, ...defaults[queue], ...optionsOf?.(item, index) })), { db: fromKnex(trx) });
   },
 });
 
@@ -37,8 +44,9 @@ export const jobQueueOf = (boss: PgBoss, defaults: JobDefaults = {}): JobQueue =
  * queue) wakes a worker within milliseconds of a job's commit instead of at its next poll.
  */
 export async function startQueues(databaseUrl: string, onError: (error: Error) => void): Promise<PgBoss> {
-  // Supervision every 10 s (not 60) returns the jobs of a process that died to the queue sooner.
-  const boss = new PgBoss({ connectionString: databaseUrl, useListenNotify: true, superviseIntervalSeconds: 10 });
+  // Supervision and monitoring every 5 s (not 60) return the jobs of a process that died, found by
+  // their stale heartbeat, to the queue within seconds.
+  const boss = new PgBoss({ connectionString: databaseUrl, useListenNotify: true, superviseIntervalSeconds: 5, monitorIntervalSeconds: 5 });
   boss.on('error', onError);
   await boss.start();
   for (const { name, options } of Object.values(QUEUES)) {
@@ -46,4 +54,12 @@ export async function startQueues(databaseUrl: string, onError: (error: Error) =
     else await boss.createQueue(name, { ...options, notify: true });
   }
   return boss;
+}
+
+/**
+ * A SQL condition true when no job of `queue` that is waiting, retrying or running carries
+ * `data[field]` equal to `column`: the row it concerns will not be moved by any job.
+ */
+export function noLiveJob(queue: QueueKey, field: string, column: string): string {
+  return `NOT EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = '${QUEUES[queue].name}' AND j.state IN ('created', 'retry', 'active') AND j.data->>'${field}' = (${column})::text)`;
 }

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { keepEarlyReport, lockProviderMessage, takeEarlyReports } from '../db/early-reports.ts';
 import { applyBalanceChange } from '../db/ledger.ts';
-import { recordAttempt, type AttemptRecord } from '../db/message-attempts.ts';
+import { settleSubmission, type SubmissionResult } from '../db/message-attempts.ts';
+import { findPart, insertParts, markPart, type PartRow } from '../db/message-parts.ts';
 import { findMessageById, findMessageByProviderId, type MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import type { RouteRow } from '../db/routes.ts';
@@ -46,27 +47,58 @@ async function applyReport(trx: Knex.Transaction, jobs: JobQueue, message: Messa
 }
 
 /**
+ * A report on one part of a concatenated message: the message is undelivered as soon as one part
+ * is, and delivered once every part is.
+ */
+async function applyPartReport(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, part: PartRow, report: DeliveryReport): Promise<void> {
+  const statuses = await markPart(trx, part, report.status);
+  if (report.status === 'undelivered' || statuses.every((status) => status === 'delivered')) await applyReport(trx, jobs, message, report);
+}
+
+/** A submission the upstream answered, settled once: with the provider's answer and how long it took. */
+export interface Submission {
+  attemptId: number;
+  durationMs: number;
+}
+
+/**
  * The upstream took the message: it becomes sent on this route, its cost settles to this
  * route's price, and delivery reports that arrived before this answer are applied now.
  */
-export async function recordAcceptance(db: Knex, jobs: JobQueue, messageId: string, route: RouteRow, price: string, providerMessageId: string, attempt: Omit<AttemptRecord, 'outcome'>): Promise<void> {
+export async function recordAcceptance(db: Knex, jobs: JobQueue, messageId: string, route: RouteRow, price: string, accepted: { providerMessageId: string; partIds?: string[] }, submission: Submission): Promise<void> {
+  const partIds = accepted.partIds && accepted.partIds.length > 1 ? accepted.partIds : [];
   await db.transaction(async (trx) => {
-    await lockProviderMessage(trx, route.id, providerMessageId);
+    for (const id of partIds.length > 0 ? partIds : [accepted.providerMessageId]) await lockProviderMessage(trx, route.id, id);
     const message = (await findMessageById(trx, messageId, true)) as MessageRow;
-    await recordAttempt(trx, { ...attempt, outcome: 'accepted' });
+    await settleSubmission(trx, submission.attemptId, { outcome: 'accepted', durationMs: submission.durationMs });
+    // Settled meanwhile by a later try that took this one for dead: its settlement stands.
+    if (message.status !== 'pending') return;
     const excess = fromUnits(toUnits(message.cost) - toUnits(price));
     if (compare(excess, '0') > 0) await settle(trx, message, excess, 'refund', `Carried by a cheaper route to ${message.to}`);
-    const sent = await moveMessage(trx, jobs, messageId, 'sent', { route_id: route.id, provider_message_id: providerMessageId, sent_at: new Date(), cost: compare(excess, '0') > 0 ? price : message.cost });
+    const sent = await moveMessage(trx, jobs, messageId, 'sent', { route_id: route.id, provider_message_id: accepted.providerMessageId, sent_at: new Date(), cost: compare(excess, '0') > 0 ? price : message.cost });
     if (!sent) return;
-    for (const report of await takeEarlyReports(trx, route.id, providerMessageId)) await applyReport(trx, jobs, sent, report as unknown as DeliveryReport);
+    if (partIds.length === 0) {
+      for (const report of await takeEarlyReports(trx, route.id, accepted.providerMessageId)) await applyReport(trx, jobs, sent, report as unknown as DeliveryReport);
+      return;
+    }
+    await insertParts(trx, messageId, route.id, partIds);
+    for (const id of partIds) {
+      const part = (await findPart(trx, route.id, id)) as PartRow;
+      for (const report of await takeEarlyReports(trx, route.id, id)) {
+        await applyPartReport(trx, jobs, (await findMessageById(trx, messageId)) as MessageRow, part, report as unknown as DeliveryReport);
+      }
+    }
   });
 }
 
-/** The message failed before any upstream took it: it becomes failed and its charge is refunded. */
-export async function recordFailure(db: Knex, jobs: JobQueue, messageId: string, error: MessageError, attempt?: Omit<AttemptRecord, 'outcome'> & { outcome: 'rejected' | 'retryable' }): Promise<void> {
+/**
+ * The message failed without any upstream having taken it for certain: it becomes failed and
+ * its charge is refunded. The submission that ended it, if one did, is settled with it.
+ */
+export async function recordFailure(db: Knex, jobs: JobQueue, messageId: string, error: MessageError, submission?: Submission & SubmissionResult): Promise<void> {
   await db.transaction(async (trx) => {
     const message = (await findMessageById(trx, messageId, true)) as MessageRow;
-    if (attempt) await recordAttempt(trx, attempt);
+    if (submission) await settleSubmission(trx, submission.attemptId, submission);
     if (message.status !== 'pending') return;
     await settle(trx, message, message.cost, 'refund', `Refund of the failed message to ${message.to}`);
     await moveMessage(trx, jobs, messageId, 'failed', { failed_at: new Date(), error, cost: '0.0000' });
@@ -75,11 +107,17 @@ export async function recordFailure(db: Knex, jobs: JobQueue, messageId: string,
 
 /**
  * A delivery report from an upstream: applied once however often it repeats, and kept until the
- * submit response is recorded when it arrives first.
+ * submit response is recorded when it arrives first. Rejects when it could not be stored, so
+ * that the caller leaves the report to its sender to repeat.
  */
 export async function recordDeliveryReport(db: Knex, jobs: JobQueue, routeId: number, report: DeliveryReport): Promise<'applied' | 'kept'> {
   return db.transaction(async (trx) => {
     await lockProviderMessage(trx, routeId, report.providerMessageId);
+    const part = await findPart(trx, routeId, report.providerMessageId);
+    if (part) {
+      await applyPartReport(trx, jobs, (await findMessageById(trx, part.message_id, true)) as MessageRow, part, report);
+      return 'applied';
+    }
     const message = await findMessageByProviderId(trx, routeId, report.providerMessageId);
     if (!message) {
       await keepEarlyReport(trx, routeId, report.providerMessageId, report);

@@ -1,24 +1,30 @@
 import type { RouteRow } from '../db/routes.ts';
-import { createProvider, type DeliveryReport, type Provider } from '../providers/index.ts';
+import { createProvider, type DeliveryReport, type Provider, type ProviderLogger } from '../providers/index.ts';
 
 /**
  * One live provider per route (an SMPP route keeps its bind), made again when the route's
- * provider or config changes. Reports from every provider go to one sink with their route.
+ * provider or config changes. Reports from every provider go to one sink with their route; the
+ * sink rejects when a report could not be stored, and the provider then leaves it to its peer.
  */
 export class ProviderPool {
   private readonly providers = new Map<number, { fingerprint: string; provider: Provider }>();
-  private readonly publicUrl: () => string;
-  private readonly onReport: (routeId: number, report: DeliveryReport) => Promise<void>;
+  private readonly publicUrl: string;
+  private readonly onReport: (routeId: number, report: DeliveryReport) => Promise<unknown>;
+  private readonly logger: ProviderLogger;
 
-  /** `publicUrl` is read when a provider is made: the listening address is known only after start. */
-  constructor(publicUrl: () => string, onReport: (routeId: number, report: DeliveryReport) => Promise<void>) {
+  /**
+   * Made once the public URL is known for certain (after the server listens): every provider
+   * built from it is complete, and none needs rebuilding when it becomes known.
+   */
+  constructor(publicUrl: string, onReport: (routeId: number, report: DeliveryReport) => Promise<unknown>, logger: ProviderLogger) {
     this.publicUrl = publicUrl;
     this.onReport = onReport;
+    this.logger = logger;
   }
 
   /** The URL an HTTP provider posts delivery reports to: unguessable, one per route. */
   dlrUrl(route: Pick<RouteRow, 'dlr_token'>): string {
-    return `${this.publicUrl()}/callbacks/dlr/${route.dlr_token}`;
+    return `${this.publicUrl}/callbacks/dlr/${route.dlr_token}`;
   }
 
   get(route: RouteRow): Provider {
@@ -29,7 +35,10 @@ export class ProviderPool {
     const provider = createProvider(route.provider, route.config, {
       routeId: route.id,
       dlrUrl: this.dlrUrl(route),
-      onReport: (report) => this.onReport(route.id, report),
+      onReport: async (report) => {
+        await this.onReport(route.id, report);
+      },
+      logger: this.logger,
     });
     this.providers.set(route.id, { fingerprint, provider });
     return provider;

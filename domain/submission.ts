@@ -1,0 +1,125 @@
+import type { Knex } from 'knex';
+import { beginSubmission, settleSubmission, submissionsOf, type SubmissionRow } from '../db/message-attempts.ts';
+import { findMessageById, type MessageRow } from '../db/messages.ts';
+import type { JobQueue } from '../db/queues.ts';
+import { activeAccountRoutes, findRoute, type RouteRow } from '../db/routes.ts';
+import type { OutboundMessage, Provider, SubmitOutcome } from '../providers/index.ts';
+import { planSegments } from './encoding.ts';
+import { chargeForRoute, recordAcceptance, recordFailure } from './message-outcomes.ts';
+import { compare, multiply } from './money.ts';
+import { retryOnOutage } from './retry-on-outage.ts';
+import { routesFor } from './routing.ts';
+import { afterUnknownOutcome, unknownOutcomeError } from './unknown-outcomes.ts';
+
+/** How long Dispatch keeps offering a message that every route refused for now, from its acceptance. */
+export const SEND_WINDOW_MS = 15 * 60_000;
+
+export interface SubmitDependencies {
+  db: Knex;
+  jobs: JobQueue;
+  providers: { get(route: RouteRow): Provider };
+  /** Every submission to an upstream, for metrics. */
+  onSubmit?: (routeId: number, outcome: SubmitOutcome, durationMs: number) => void;
+}
+
+const DIED_MID_SUBMIT = 'Dispatch stopped before the upstream answered';
+
+/**
+ * Settles what earlier tries left behind and answers the routes this try may use, or an error
+ * to fail the message with. A submission still 'submitting' belongs to a process that died
+ * between writing to the upstream and recording its answer: an unknown outcome, by the rules.
+ */
+async function routesAfterEarlierTries(db: Knex, earlier: SubmissionRow[], routes: RouteRow[]): Promise<RouteRow[] | { failWith: ReturnType<typeof unknownOutcomeError> }> {
+  let allowed = routes;
+  for (const submission of earlier) {
+    if (submission.outcome === 'submitting') {
+      await settleSubmission(db, submission.id, { outcome: 'unknown', errorCode: 'provider_timeout', errorMessage: DIED_MID_SUBMIT });
+    } else if (submission.outcome !== 'unknown') {
+      continue;
+    }
+    const route = routes.find((candidate) => candidate.id === submission.route_id) ?? (await findRoute(db, submission.route_id));
+    const rule = afterUnknownOutcome(route);
+    if (rule === 'fail') return { failWith: unknownOutcomeError(submission.route_id, submission.outcome === 'submitting' ? DIED_MID_SUBMIT.toLowerCase() : 'no answer') };
+    if (rule === 'retry_same_route') {
+      allowed = allowed.filter((candidate) => candidate.id === submission.route_id);
+      if (allowed.length === 0) return { failWith: unknownOutcomeError(submission.route_id, 'the route can no longer carry it') };
+    }
+  }
+  return allowed;
+}
+
+async function submitOnce(provider: Provider, outbound: OutboundMessage): Promise<SubmitOutcome> {
+  try {
+    return await provider.submit(outbound);
+  } catch (error) {
+    // A provider that throws may have written the request first: the outcome is unknown.
+    return { status: 'unknown', code: 'provider_timeout', message: `the provider failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/**
+ * Offers a pending message to its eligible routes in priority order, recording each submission
+ * before the network call. Accepted: sent. A hard error: failed at once, no other route tried.
+ * Retryable (nothing reached the upstream): the next route. Unknown (the upstream may have it):
+ * by afterUnknownOutcome. When no route took it, 'retry' (the caller tries again later), or on
+ * the last try (the job's retries are spent or SEND_WINDOW_MS has passed) failed and refunded.
+ */
+export async function submitMessage(deps: SubmitDependencies, messageId: string, retriesSpent: boolean): Promise<'done' | 'retry'> {
+  const { db, jobs } = deps;
+  const message = await findMessageById(db, messageId);
+  if (!message || message.status !== 'pending') return 'done';
+  const lastTry = retriesSpent || Date.now() - message.created_at.getTime() >= SEND_WINDOW_MS;
+  const eligible = routesFor(await activeAccountRoutes(db, message.account_id), message.to, message.requested_route_id);
+  const routes = message.attempts === 0 ? eligible : await routesAfterEarlierTries(db, await submissionsOf(db, message.id), eligible);
+  if (!Array.isArray(routes)) {
+    await recordFailure(db, jobs, message.id, routes.failWith);
+    return 'done';
+  }
+  const outbound = outboundOf(message);
+  let lastProblem = 'no active route of the account covers this number any more.';
+  let charged = message.cost;
+
+  for (const route of routes) {
+    const price = multiply(route.price_per_segment, message.segments);
+    if (compare(price, charged) > 0) {
+      if (!(await chargeForRoute(db, message.id, price))) {
+        lastProblem = `the balance does not cover the price of route ${route.id}.`;
+        continue;
+      }
+      charged = price;
+    }
+    const attemptId = await beginSubmission(db, message.id, route.id);
+    const started = performance.now();
+    const outcome = await submitOnce(deps.providers.get(route), outbound);
+    const durationMs = performance.now() - started;
+    deps.onSubmit?.(route.id, outcome, durationMs);
+    // The upstream has answered: from here its answer must be recorded, outage or not.
+    const submission = { attemptId, durationMs };
+    if (outcome.status === 'accepted') {
+      await retryOnOutage(() => recordAcceptance(db, jobs, message.id, route, price, outcome, submission));
+      return 'done';
+    }
+    const result = { ...submission, outcome: outcome.status, errorCode: outcome.code, errorMessage: outcome.message };
+    if (outcome.status === 'rejected') {
+      await retryOnOutage(() => recordFailure(db, jobs, message.id, { type: 'provider_error', code: outcome.code, message: outcome.message }, result));
+      return 'done';
+    }
+    const rule = outcome.status === 'unknown' ? afterUnknownOutcome(route) : 'fail_over';
+    if (rule === 'fail' || (rule === 'retry_same_route' && lastTry)) {
+      await retryOnOutage(() => recordFailure(db, jobs, message.id, unknownOutcomeError(route.id, outcome.message), result));
+      return 'done';
+    }
+    await retryOnOutage(() => settleSubmission(db, attemptId, result));
+    if (rule === 'retry_same_route') return 'retry';
+    lastProblem = outcome.message;
+  }
+
+  if (!lastTry) return 'retry';
+  await recordFailure(db, jobs, message.id, { type: 'provider_error', code: 'provider_unavailable', message: `No route could take the message; last: ${lastProblem}` });
+  return 'done';
+}
+
+function outboundOf(message: MessageRow): OutboundMessage {
+  const { encoding, segments, parts } = planSegments(message.body);
+  return { messageId: message.id, to: message.to, from: message.from, body: message.body, encoding, segments, parts };
+}

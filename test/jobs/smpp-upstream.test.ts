@@ -35,8 +35,28 @@ describe('sending through an SMPP provider', () => {
     expect(smsc.submits.map((s) => s.text).join('')).to.equal(body);
     expect(sent.provider_message_id).to.equal(smsc.submits[0].messageId);
 
-    await smsc.sendReceipt(sent.provider_message_id, 'DELIVRD');
+    // Each part has its own id and receipt: delivered only once every part is.
+    const partIds = smsc.submits.map((submit) => submit.messageId);
+    expect(await smsc.sendReceipt(partIds[0], 'DELIVRD')).to.equal(0);
+    expect(await smsc.sendReceipt(partIds[2], 'DELIVRD')).to.equal(0);
+    expect((await waitForMessage(tenant, sent.id, () => true)).status).to.equal('sent');
+    expect(await smsc.sendReceipt(partIds[1], 'DELIVRD')).to.equal(0);
     await waitForMessage(tenant, sent.id, (m) => m.status === 'delivered');
+    expect(await harness.db('early_reports').whereIn('provider_message_id', partIds)).to.have.length(0);
+  });
+
+  it('marks a concatenated message undelivered as soon as one part is, and ignores the later parts', async () => {
+    const tenant = await sendingTenant({ routes: [smppRoute(smsc)] });
+    const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'x'.repeat(200) } });
+    const sent = await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'sent');
+    const partIds = smsc.submits.map((submit) => submit.messageId);
+    expect(partIds).to.have.length(2);
+    await smsc.sendReceipt(partIds[1], 'UNDELIV', '034');
+    await waitForMessage(tenant, sent.id, (m) => m.status === 'undelivered');
+    expect(await smsc.sendReceipt(partIds[0], 'DELIVRD')).to.equal(0);
+    const events = await harness.db('events').where({ message_id: sent.id }).orderBy('created_at').pluck('type');
+    expect(events).to.deep.equal(['message.sent', 'message.failed']);
+    expect((await waitForMessage(tenant, sent.id, () => true)).status).to.equal('undelivered');
   });
 
   it('keeps the raw stat and err of an UNDELIV receipt', async () => {

@@ -1,0 +1,91 @@
+import { expect } from 'chai';
+import { beginSubmission } from '../../db/message-attempts.ts';
+import { jobQueueOf } from '../../db/queues.ts';
+import { reconcileMessages } from '../../domain/reconciliation.ts';
+import { FakeHttpProvider } from '../support/fake-http-provider.ts';
+import { sendingTenant, storeMessages, waitForMessage } from '../support/fixtures.ts';
+import { harness } from '../support/harness.ts';
+
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+
+/**
+ * What a process that died leaves behind, written as it would be, then handed to the reconciler
+ * of the running service: a pending message with no job, perhaps with a submission in flight.
+ */
+describe('messages that no live job will move', () => {
+  let provider: FakeHttpProvider;
+  const reconcile = () => reconcileMessages(harness.db, jobQueueOf(harness.dispatch.boss));
+
+  beforeEach(async () => {
+    provider = await FakeHttpProvider.start();
+  });
+
+  afterEach(async () => {
+    await provider.stop();
+  });
+
+  const pendingMessage = async (tenant: Awaited<ReturnType<typeof sendingTenant>>, acceptedMinutesAgo: number) => {
+    const [id] = await storeMessages(tenant, [{ status: 'pending', cost: '0.0100', created_at: minutesAgo(acceptedMinutesAgo) }]);
+    return id;
+  };
+
+  it('are given a job again and sent, when nothing was submitted yet', async () => {
+    const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: provider.url } }] });
+    provider.behave({ accept: true, id: 'stranded-1' });
+    const id = await pendingMessage(tenant, 2);
+    expect(await reconcile()).to.be.at.least(1);
+    const sent = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
+    expect(sent).to.include({ status: 'sent', provider_message_id: 'stranded-1', attempts: 1 });
+  });
+
+  it('are failed with provider_timeout and refunded, never submitted again, when a submission was in flight', async () => {
+    const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: provider.url } }, { provider: 'http', config: { url: provider.url } }] });
+    const id = await pendingMessage(tenant, 2);
+    await beginSubmission(harness.db, id, tenant.routeIds[0]);
+    await reconcile();
+    const failed = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
+    expect(failed).to.include({ status: 'failed', attempts: 1, cost: 0 });
+    expect(failed.error.code).to.equal('provider_timeout');
+    expect(provider.requests).to.have.length(0);
+    const refunds = await harness.db('ledger_entries').where({ message_id: id, kind: 'refund' }).pluck('amount');
+    expect(refunds).to.deep.equal(['0.0100']);
+    expect(await harness.db('message_attempts').where({ message_id: id }).pluck('outcome')).to.deep.equal(['unknown']);
+  });
+
+  it('are submitted again to the same idempotent route under the same key when a submission was in flight there', async () => {
+    const other = await FakeHttpProvider.start();
+    try {
+      const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: other.url } }, { provider: 'http', config: { url: provider.url, idempotent: true } }] });
+      provider.behave({ accept: true, id: 'again-1' });
+      const id = await pendingMessage(tenant, 2);
+      await beginSubmission(harness.db, id, tenant.routeIds[1]);
+      await reconcile();
+      const sent = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
+      expect(sent).to.include({ status: 'sent', route_id: tenant.routeIds[1], attempts: 2 });
+      expect(provider.requests.map((request) => request.headers['idempotency-key'])).to.deep.equal([id]);
+      expect(other.requests).to.have.length(0);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('fail with provider_unavailable, refunded, once the send window has passed and no route takes them', async () => {
+    const tenant = await sendingTenant({ routes: [{ provider: 'simulator', config: { outcome: 'unavailable' } }] });
+    const id = await pendingMessage(tenant, 16);
+    await reconcile();
+    const failed = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
+    expect(failed).to.include({ status: 'failed', cost: 0 });
+    expect(failed.error.code).to.equal('provider_unavailable');
+  });
+
+  it('are left alone while a live job still holds them', async () => {
+    const tenant = await sendingTenant({ routes: [{ provider: 'simulator', config: { outcome: 'unavailable' } }] });
+    const id = await pendingMessage(tenant, 2);
+    await reconcile();
+    // The job it was given is now waiting to retry: a second sweep must not add another.
+    await waitForMessage(tenant, id, (m) => m.attempts >= 1);
+    await reconcile();
+    const jobs = await harness.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-message' AND data->>'message_id' = ?`, [id]);
+    expect(jobs.rows[0].n).to.equal(1);
+  });
+});

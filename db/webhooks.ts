@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
+import { noLiveJob } from './queues.ts';
 
 export interface EndpointRow {
   id: string;
@@ -14,6 +15,8 @@ export interface EndpointRow {
   last_failure_at: Date | null;
   disabled_at: Date | null;
   deleted_at: Date | null;
+  /** Since when its attempts succeed promptly; null while on probation (new, or its last attempt failed or was slow). */
+  prompt_since: Date | null;
   created_at: Date;
 }
 
@@ -65,8 +68,8 @@ export async function deleteEndpoint(db: Knex, accountId: string, id: string): P
 }
 
 /** The active endpoints of these accounts, to fan events out to. */
-export async function activeEndpointsOf(db: Knex, accountIds: string[]): Promise<Pick<EndpointRow, 'id' | 'account_id' | 'events'>[]> {
-  return live(db).whereIn('account_id', [...new Set(accountIds)]).andWhere({ is_active: true }).select('id', 'account_id', 'events');
+export async function activeEndpointsOf(db: Knex, accountIds: string[]): Promise<Pick<EndpointRow, 'id' | 'account_id' | 'events' | 'prompt_since'>[]> {
+  return live(db).whereIn('account_id', [...new Set(accountIds)]).andWhere({ is_active: true }).select('id', 'account_id', 'events', 'prompt_since');
 }
 
 export async function insertDeliveries(db: Knex, deliveries: Pick<DeliveryRow, 'endpoint_id' | 'event_id'>[]): Promise<DeliveryRow[]> {
@@ -83,11 +86,11 @@ export async function findDelivery(db: Knex, id: number, lock = false) {
   if (lock) query.forUpdate('d');
   return query.first(
       'd.id', 'd.status', 'd.attempts', 'd.endpoint_id', 'd.event_id',
-      'w.url', 'w.signing_secret', 'w.is_active', 'w.deleted_at',
+      'w.url', 'w.signing_secret', 'w.is_active', 'w.deleted_at', 'w.prompt_since',
       'e.type', 'e.data', 'e.created_at as event_created_at',
     ) as Promise<
     | (Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'endpoint_id' | 'event_id'> &
-        Pick<EndpointRow, 'url' | 'signing_secret' | 'is_active' | 'deleted_at'> & { type: string; data: Record<string, unknown>; event_created_at: Date })
+        Pick<EndpointRow, 'url' | 'signing_secret' | 'is_active' | 'deleted_at' | 'prompt_since'> & { type: string; data: Record<string, unknown>; event_created_at: Date })
     | undefined
   >;
 }
@@ -99,6 +102,19 @@ export async function finishDelivery(db: Knex, id: number, status: 'succeeded' |
 /** Abandons a delivery that is still pending, without an attempt (its endpoint is gone or disabled). */
 export async function abandonDelivery(db: Knex, id: number): Promise<void> {
   await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'abandoned', finished_at: db.fn.now() });
+}
+
+const stranded = (db: Knex) => db('webhook_deliveries as d').where('d.status', 'pending').andWhereRaw(noLiveJob('deliverWebhook', 'delivery_id', 'd.id'));
+
+/** Pending deliveries created before `before` that no job will move (their job died, or was spent during an outage). */
+export async function strandedDeliveryIds(db: Knex, before: Date, limit = 1000): Promise<number[]> {
+  const rows = await stranded(db).andWhere('d.created_at', '<', before).orderBy('d.id').limit(limit).select('d.id');
+  return rows.map((row: { id: number }) => row.id);
+}
+
+/** Read after locking the delivery's row, so that a job committed meanwhile by its holder is seen. */
+export async function isStranded(db: Knex, id: number): Promise<boolean> {
+  return (await stranded(db).andWhere('d.id', id).first('d.id')) !== undefined;
 }
 
 export async function countAttempt(db: Knex, id: number, attempts: number): Promise<void> {
@@ -113,12 +129,14 @@ export async function listAttempts(db: Knex, endpointId: string, page: PageReque
   return fetchPage<AttemptRow>(db, db<AttemptRow>('webhook_attempts').where({ endpoint_id: endpointId }), page);
 }
 
-export async function recordEndpointSuccess(db: Knex, id: string): Promise<void> {
-  await db('webhook_endpoints').where({ id }).update({ failure_count: 0, last_success_at: db.fn.now() });
+/** A success resets the count of failed deliveries; only a prompt one ends the endpoint's probation. */
+export async function recordEndpointSuccess(db: Knex, id: string, prompt: boolean): Promise<void> {
+  await db('webhook_endpoints').where({ id }).update({ failure_count: 0, last_success_at: db.fn.now(), prompt_since: prompt ? db.raw('coalesce(prompt_since, now())') : null });
 }
 
+/** A failed attempt puts the endpoint on probation. */
 export async function recordEndpointFailedAttempt(db: Knex, id: string): Promise<void> {
-  await db('webhook_endpoints').where({ id }).update({ last_failure_at: db.fn.now() });
+  await db('webhook_endpoints').where({ id }).update({ last_failure_at: db.fn.now(), prompt_since: null });
 }
 
 /** Counts one more failed delivery in a row; answers the new count. */

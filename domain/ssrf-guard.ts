@@ -1,22 +1,23 @@
-// The creation-time guard against webhook URLs that point inside the operator's network
-// (server-side request forgery). It is advisory: DNS can change between creation and
-// delivery, so the delivery itself goes through request-filtering-agent, which checks the
-// address actually connected to (jobs/webhook-post.ts). This check exists to refuse a bad
-// URL early, with a reason the customer can act on.
+// The guard against webhook URLs that point inside the operator's network (server-side request
+// forgery), in two places that apply one rule, isPublicAddress. At creation, checkWebhookUrl
+// refuses a bad URL early, with a reason the customer can act on; it is advisory, because DNS can
+// change between creation and delivery. At delivery, publicOnlyLookup and the IP-literal check in
+// jobs/webhook-post.ts judge the addresses actually connected to.
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { promises as dns } from 'node:dns';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-// IPv4-compatible IPv6 (::a.b.c.d, deprecated by RFC 4291) is 'unicast' to ipaddr.js, and
-// so also to request-filtering-agent; nothing public lives there, so refuse the whole /96.
+// IPv4-compatible IPv6 (::a.b.c.d, deprecated by RFC 4291) is 'unicast' to ipaddr.js (and so to
+// request-filtering-agent, which let it through at delivery); nothing public lives there, so
+// refuse the whole /96.
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 /**
  * True only for a globally routable unicast address. ipaddr.js names every special range
  * (loopback, private, linkLocal, carrierGradeNat, unspecified, broadcast, multicast,
  * reserved and documentation, uniqueLocal, 6to4, teredo, NAT64 rfc6052, ...) and calls the
- * rest 'unicast'; that is the rule request-filtering-agent applies at delivery. Anything
- * that does not parse is not public.
+ * rest 'unicast'. Anything that does not parse is not public.
  */
 export function isPublicAddress(address: string): boolean {
   let parsed: ReturnType<typeof ipaddr.parse>;
@@ -32,8 +33,7 @@ export function isPublicAddress(address: string): boolean {
     if (v6.match(IPV4_COMPATIBLE)) return false;
   }
   // 6to4 (2002::/16), Teredo (2001::/32) and NAT64 (64:ff9b::/96) are not 'unicast' to
-  // ipaddr.js, so they are refused whatever IPv4 address they embed: stricter than needed,
-  // and consistent with the delivery-time agent, which refuses them too.
+  // ipaddr.js, so they are refused whatever IPv4 address they embed: stricter than needed.
   return parsed.range() === 'unicast';
 }
 
@@ -92,4 +92,39 @@ export async function checkWebhookUrl(url: string, options: WebhookUrlCheckOptio
     return `host ${host} resolves to a private, loopback or reserved address (${refused})`;
   }
   return null;
+}
+
+/** A connection refused because the host it would reach is not public. */
+export class AddressNotAllowedError extends Error {
+  override name = 'AddressNotAllowedError';
+}
+
+/** Every address of a host, as `dns.lookup` with `all: true` answers. */
+export type ResolveAll = (host: string, options: LookupOptions) => Promise<LookupAddress[]>;
+
+const systemResolveAll: ResolveAll = (host, options) => dns.lookup(host, { ...options, all: true });
+
+/**
+ * A `lookup` for node:net (as the `lookup` option of http.request) that fails with
+ * AddressNotAllowedError when any address of the host is not public, so that nothing is
+ * connected to. A host that is an IP literal is never looked up: judge it with isPublicAddress.
+ */
+export function publicOnlyLookup(resolveAll: ResolveAll = systemResolveAll): LookupFunction {
+  return (hostname, options, callback) => {
+    resolveAll(hostname, options).then(
+      (addresses) => {
+        const refused = addresses.find((candidate) => !isPublicAddress(candidate.address));
+        if (refused !== undefined) {
+          callback(new AddressNotAllowedError(`${hostname} resolves to ${refused.address}, which is not a public address`), []);
+        } else if (addresses.length === 0) {
+          callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }), []);
+        } else if (options.all) {
+          callback(null, addresses);
+        } else {
+          callback(null, addresses[0].address, addresses[0].family);
+        }
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  };
 }

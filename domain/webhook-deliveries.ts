@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { laneJobOptions, type DeliveryLane } from '../db/delivery-lanes.ts';
 import type { JobQueue } from '../db/queues.ts';
 import {
   countAttempt,
@@ -7,8 +8,12 @@ import {
   findDelivery,
   finishDelivery,
   insertAttempt,
+  isStranded,
   recordEndpointFailedAttempt,
   recordEndpointSuccess,
+  strandedDeliveryIds,
+  type DeliveryRow,
+  type EndpointRow,
 } from '../db/webhooks.ts';
 import { newId } from './ids.ts';
 
@@ -17,6 +22,8 @@ export interface DeliveryRules {
   retrySchedule: number[];
   /** Consecutive failed deliveries after which an endpoint is disabled. */
   disableAfter: number;
+  /** The acknowledgement deadline of one attempt; a success that took more than half of it is slow. */
+  timeoutMs: number;
 }
 
 export interface AttemptResult {
@@ -24,6 +31,25 @@ export interface AttemptResult {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+}
+
+/**
+ * An endpoint is on probation (one attempt at a time, never by the workers reserved for prompt
+ * endpoints) until an attempt succeeds promptly, and again from any failed or slow attempt, so
+ * that an endpoint that hangs holds as little as it can of what the others need.
+ */
+export const laneOf = (endpoint: Pick<EndpointRow, 'prompt_since'>): DeliveryLane => (endpoint.prompt_since === null ? 'probation' : 'prompt');
+
+type Delivery = Pick<DeliveryRow, 'id' | 'endpoint_id'>;
+
+async function enqueueAttempt(trx: Knex.Transaction, jobs: JobQueue, delivery: Delivery, lane: DeliveryLane, startAfter?: Date): Promise<void> {
+  await jobs.enqueue(trx, 'deliverWebhook', { delivery_id: delivery.id }, { ...laneJobOptions(delivery.endpoint_id, lane), ...(startAfter && { startAfter }) });
+}
+
+/** The delivery ends unsuccessful and counts against its endpoint, which is disabled at `disableAfter`. */
+async function abandonAndCount(trx: Knex.Transaction, rules: Pick<DeliveryRules, 'disableAfter'>, delivery: Delivery, attempts: number): Promise<void> {
+  await finishDelivery(trx, delivery.id, 'abandoned', attempts);
+  if ((await countFailedDelivery(trx, delivery.endpoint_id)) >= rules.disableAfter) await disableEndpoint(trx, delivery.endpoint_id);
 }
 
 /**
@@ -51,16 +77,58 @@ export async function recordWebhookAttempt(db: Knex, jobs: JobQueue, rules: Deli
     });
     if (result.ok) {
       await finishDelivery(trx, deliveryId, 'succeeded', attempt);
-      await recordEndpointSuccess(trx, delivery.endpoint_id);
+      await recordEndpointSuccess(trx, delivery.endpoint_id, result.durationMs <= rules.timeoutMs / 2);
       return;
     }
     await recordEndpointFailedAttempt(trx, delivery.endpoint_id);
     if (attempt < rules.retrySchedule.length) {
       await countAttempt(trx, deliveryId, attempt);
-      await jobs.enqueue(trx, 'deliverWebhook', { delivery_id: deliveryId }, new Date(Date.now() + rules.retrySchedule[attempt] * 1000));
+      // The failure has just put the endpoint on probation: the retry waits there.
+      await enqueueAttempt(trx, jobs, delivery, 'probation', new Date(Date.now() + rules.retrySchedule[attempt] * 1000));
       return;
     }
-    await finishDelivery(trx, deliveryId, 'abandoned', attempt);
-    if ((await countFailedDelivery(trx, delivery.endpoint_id)) >= rules.disableAfter) await disableEndpoint(trx, delivery.endpoint_id);
+    await abandonAndCount(trx, rules, delivery, attempt);
   });
+}
+
+/**
+ * A job that waited in another lane than its endpoint's present one gives its place up
+ * unattempted: the delivery waits again in the endpoint's lane. So an endpoint that starts to
+ * hang holds the reserved workers for one deadline, not for every job it had queued; and one that
+ * has answered promptly again gets its queued jobs back to a few at a time.
+ */
+export async function moveToLane(db: Knex, jobs: JobQueue, delivery: Delivery, lane: DeliveryLane): Promise<void> {
+  await db.transaction((trx) => enqueueAttempt(trx, jobs, delivery, lane));
+}
+
+/** A delivery younger than this is never taken for stranded: its job is written with it, but give commits and clocks room. */
+const STRANDED_AFTER_MS = 30_000;
+
+/**
+ * Settles, by the delivery rules, every pending delivery that no live job will move (its job
+ * exhausted pg-boss's retries during a database outage, or was lost): it gets its next attempt
+ * when the schedule has attempts left, or else is abandoned and counted against its endpoint.
+ * Each is locked and checked again first, so a delivery whose job appeared meanwhile is left alone.
+ */
+export async function reconcileWebhookDeliveries(
+  db: Knex,
+  jobs: JobQueue,
+  rules: Pick<DeliveryRules, 'retrySchedule' | 'disableAfter'>,
+  now = new Date(),
+): Promise<{ requeued: number; abandoned: number }> {
+  const settled = { requeued: 0, abandoned: 0 };
+  for (const id of await strandedDeliveryIds(db, new Date(now.getTime() - STRANDED_AFTER_MS))) {
+    const outcome = await db.transaction(async (trx) => {
+      const delivery = await findDelivery(trx, id, true);
+      if (!delivery || !(await isStranded(trx, id))) return undefined;
+      if (delivery.attempts < rules.retrySchedule.length) {
+        await enqueueAttempt(trx, jobs, delivery, laneOf(delivery));
+        return 'requeued';
+      }
+      await abandonAndCount(trx, rules, delivery, delivery.attempts);
+      return 'abandoned';
+    });
+    if (outcome) settled[outcome] += 1;
+  }
+  return settled;
 }

@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
-import type { PgBoss } from 'pg-boss';
+import type { Job, PgBoss, WorkOptions } from 'pg-boss';
 import packageJson from '../package.json' with { type: 'json' };
+import { ENDPOINT_CONCURRENCY, LANE_PRIORITY, laneOfJob, type DeliveryLane } from '../db/delivery-lanes.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { QUEUES } from '../db/queues.ts';
 import { abandonDelivery, findDelivery } from '../db/webhooks.ts';
-import { recordWebhookAttempt, type DeliveryRules } from '../domain/webhook-deliveries.ts';
+import { laneOf, moveToLane, recordWebhookAttempt, type DeliveryRules } from '../domain/webhook-deliveries.ts';
 import { signPayload, SIGNATURE_HEADER } from '../domain/webhook-signature.ts';
 import { postWebhook } from './webhook-post.ts';
 
 export interface WebhookSettings extends DeliveryRules {
-  timeoutMs: number;
   allowPrivate: boolean;
 }
 
@@ -26,13 +26,18 @@ export const USER_AGENT = `Dispatch/${packageJson.version} (webhooks)`;
 
 /**
  * One attempt of one delivery: the event as JSON, signed over exactly the bytes sent with a
- * fresh timestamp, posted with the timeout and without following redirects.
+ * fresh timestamp, posted with the timeout and without following redirects. `lane` is where the
+ * job waited: a job in another lane than its endpoint's present one is moved there, not attempted.
  */
-export async function attemptDelivery(deps: WebhookDependencies, deliveryId: number): Promise<void> {
+export async function attemptDelivery(deps: WebhookDependencies, deliveryId: number, lane: DeliveryLane): Promise<void> {
   const delivery = await findDelivery(deps.db, deliveryId);
   if (!delivery || delivery.status !== 'pending') return;
   if (!delivery.is_active || delivery.deleted_at !== null) {
     await abandonDelivery(deps.db, deliveryId);
+    return;
+  }
+  if (laneOf(delivery) !== lane) {
+    await moveToLane(deps.db, deps.jobs, delivery, laneOf(delivery));
     return;
   }
   const rawBody = JSON.stringify({
@@ -52,26 +57,50 @@ export async function attemptDelivery(deps: WebhookDependencies, deliveryId: num
   await recordWebhookAttempt(deps.db, deps.jobs, deps.settings, deliveryId, delivery.attempts + 1, result);
 }
 
-/** Small concurrent batches per worker, as for sends: a hanging endpoint holds one worker for at most the timeout. */
-const BATCH_SIZE = 4;
-const LOCAL_WORKERS = 8;
+/**
+ * Each job is one attempt, and each worker runs one job at a time, so that no attempt waits for
+ * another. Jobs are grouped by endpoint, and pg-boss caps the attempts in flight per endpoint
+ * across every process (ENDPOINT_CONCURRENCY: 4, or 1 on probation). The reserved workers take
+ * only prompt-lane jobs; the shared ones take any, prompt-lane first. So endpoints that are new,
+ * failing or slow hold at most SHARED_WORKERS attempts at once (one each), each for at most
+ * WEBHOOK_TIMEOUT_MS, and never a reserved worker; an endpoint that was prompt and starts to hang
+ * holds at most 4 workers for one deadline before its jobs move to probation.
+ */
+const RESERVED_WORKERS = 16;
+const SHARED_WORKERS = 16;
+
+const LANE_WORK: WorkOptions = { batchSize: 1, groupConcurrency: ENDPOINT_CONCURRENCY };
+// Prompt-lane jobs are due at once, so a NOTIFY wakes the reserved workers; polling is only the
+// backstop. Retries are due later, with no NOTIFY, so the shared workers poll every second.
+const RESERVED = { ...LANE_WORK, minPriority: LANE_PRIORITY.prompt, pollingIntervalSeconds: 5, notifyPollingIntervalSeconds: 5 };
+const SHARED = { ...LANE_WORK, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 };
 
 export async function startWebhookWorker(boss: PgBoss, deps: WebhookDependencies): Promise<void> {
-  await boss.work(
-    QUEUES.deliverWebhook.name,
-    { batchSize: BATCH_SIZE, localConcurrency: LOCAL_WORKERS, burstWhenBatchFull: true, perJobResults: true, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
-    (jobs) =>
-      Promise.all(
-        jobs.map(async (job) => {
-          const { delivery_id: deliveryId } = job.data as { delivery_id: number };
-          try {
-            await attemptDelivery(deps, deliveryId);
-            return { id: job.id, status: 'completed' as const };
-          } catch (error) {
-            deps.onError(error, deliveryId);
-            return { id: job.id, status: 'failed' as const, output: { reason: String(error) } };
-          }
-        }),
-      ),
-  );
+  const handle = async (job: Job<{ delivery_id: number }>): Promise<void> => {
+    const { delivery_id: deliveryId } = job.data;
+    try {
+      await attemptDelivery(deps, deliveryId, laneOfJob(job));
+    } catch (error) {
+      deps.onError(error, deliveryId);
+      throw error;
+    }
+  };
+  for (let i = 0; i < RESERVED_WORKERS; i++) await startWorker(boss, RESERVED, handle);
+  for (let i = 0; i < SHARED_WORKERS; i++) await startWorker(boss, SHARED, handle);
+}
+
+/**
+ * One pg-boss worker that, having run a job, fetches the next at once rather than after its
+ * polling interval (pg-boss bursts only for batches of more than one): an endpoint's next job
+ * may start as soon as one of its slots frees.
+ */
+async function startWorker(boss: PgBoss, options: WorkOptions, handle: (job: Job<{ delivery_id: number }>) => Promise<void>): Promise<void> {
+  let workerId = '';
+  workerId = await boss.work<{ delivery_id: number }>(QUEUES.deliverWebhook.name, options, async ([job]) => {
+    try {
+      await handle(job);
+    } finally {
+      boss.notifyWorker(workerId);
+    }
+  });
 }

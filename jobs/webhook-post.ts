@@ -1,12 +1,13 @@
 // One HTTP POST of a webhook delivery: the network half of an attempt, with everything that
 // can go wrong turned into a result rather than an exception.
 //
-// node:http rather than fetch, because fetch takes no Agent, and the Agent is the SSRF guard
-// that matters: request-filtering-agent checks the address actually connected to (after DNS,
-// at delivery time), which the creation-time check in domain/ssrf-guard.ts cannot do.
+// node:http rather than fetch, because fetch takes no `lookup`, and that is the SSRF guard that
+// matters: it judges the addresses actually connected to (after DNS, at delivery time), which
+// the creation-time check cannot do. Both apply the one rule of domain/ssrf-guard.ts.
 import http from 'node:http';
 import https from 'node:https';
-import { useAgent } from 'request-filtering-agent';
+import { isIP } from 'node:net';
+import { AddressNotAllowedError, isPublicAddress, publicOnlyLookup } from '../domain/ssrf-guard.ts';
 
 export interface WebhookPostResult {
   ok: boolean;
@@ -22,11 +23,11 @@ export interface WebhookPostOptions {
   allowPrivate: boolean;
 }
 
+const guardedLookup = publicOnlyLookup();
+
 /** The response body is read only to let the exchange finish; past this much we stop. */
 const RESPONSE_BODY_CAP = 64 * 1024;
 
-/** request-filtering-agent's refusals are plain Errors; this is the only way to tell them. */
-const AGENT_REFUSAL = /^DNS lookup .* is not allowed\./;
 const TLS_ERROR_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH$)/;
 
 function errorCode(error: unknown): string | undefined {
@@ -45,7 +46,7 @@ function tlsReason(message: string): string {
 
 function describeNetworkError(error: unknown, host: string): string {
   const message = (error instanceof Error ? error.message : String(error)).trim().replace(/\s+/g, ' ');
-  if (AGENT_REFUSAL.test(message)) return `address not allowed: ${message}`;
+  if (error instanceof AddressNotAllowedError) return `address not allowed: ${message}`;
   const code = errorCode(error);
   switch (code) {
     case 'ECONNREFUSED':
@@ -108,13 +109,13 @@ export async function postWebhook(
     return failure(`unsupported URL scheme ${target.protocol}`);
   }
 
-  // useAgent builds a new agent whenever options are given (only the option-less call returns
-  // its shared global agent). A new agent per delivery, without keep-alive and destroyed at the
-  // end, leaves no socket behind to hold the worker or the process. It is given the normalised
-  // href: useAgent picks http or https by a case-sensitive startsWith('https').
-  const agent = useAgent(target.href, { allowPrivateIPAddress: options.allowPrivate, keepAlive: false });
-  const body = Buffer.from(rawBody, 'utf8');
   const host = target.hostname;
+  // An IP-literal host is connected to without a lookup, so it is judged here.
+  const literal = host.replace(/^\[(.*)\]$/, '$1');
+  if (!options.allowPrivate && isIP(literal) !== 0 && !isPublicAddress(literal)) {
+    return failure(`address not allowed: ${literal} is not a public address`);
+  }
+  const body = Buffer.from(rawBody, 'utf8');
 
   return new Promise<WebhookPostResult>((resolve) => {
     let settled = false;
@@ -126,7 +127,6 @@ export async function postWebhook(
       settled = true;
       clearTimeout(deadline);
       request?.destroy();
-      agent.destroy();
       resolve({ ok, statusCode, error, durationMs: elapsed() });
     };
 
@@ -142,7 +142,14 @@ export async function postWebhook(
 
     try {
       const send = target.protocol === 'https:' ? https.request : http.request;
-      request = send(target, { method: 'POST', headers: withContentLength(headers, body.length), agent });
+      // `agent: false`: a connection of its own, without keep-alive, destroyed at the end, so that
+      // no socket is left behind to hold the worker or the process.
+      request = send(target, {
+        method: 'POST',
+        headers: withContentLength(headers, body.length),
+        agent: false,
+        ...(!options.allowPrivate && { lookup: guardedLookup }),
+      });
     } catch (error) {
       // Invalid header names or values throw synchronously.
       finish(false, null, `invalid request: ${error instanceof Error ? error.message : String(error)}`);

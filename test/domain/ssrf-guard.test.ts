@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { checkWebhookUrl, isPublicAddress } from '../../domain/ssrf-guard.ts';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { AddressNotAllowedError, checkWebhookUrl, isPublicAddress, publicOnlyLookup } from '../../domain/ssrf-guard.ts';
 
 /** A resolver standing in for DNS (the network is closed to tests); records what it was asked. */
 function fakeLookup(table: Record<string, string[]>): ((host: string) => Promise<string[]>) & { asked: string[] } {
@@ -54,6 +55,9 @@ describe('SSRF guard', () => {
       ['::ffff:10.0.0.1', false, 'IPv4-mapped private'],
       ['::ffff:169.254.169.254', false, 'IPv4-mapped link-local'],
       ['::7f00:1', false, 'IPv4-compatible loopback (deprecated form)'],
+      ['::127.0.0.1', false, 'IPv4-compatible loopback, dotted'],
+      ['::a00:1', false, 'IPv4-compatible private'],
+      ['::5db8:d822', false, 'IPv4-compatible public: nothing lives there'],
       ['2002:7f00:1::', false, '6to4 embedding 127.0.0.1'],
       ['2002:a00:1::', false, '6to4 embedding 10.0.0.1'],
       ['64:ff9b::7f00:1', false, 'NAT64 embedding 127.0.0.1'],
@@ -169,6 +173,58 @@ describe('SSRF guard', () => {
     it('still refuses other schemes and credentials when private URLs are allowed', async () => {
       expect(await checkWebhookUrl('ftp://127.0.0.1/', { allowPrivate: true })).to.match(/http or https/);
       expect(await checkWebhookUrl('http://a:b@127.0.0.1/', { allowPrivate: true })).to.match(/credentials/);
+    });
+  });
+
+  describe('publicOnlyLookup (the delivery-time guard)', () => {
+    /** Answers as dns.lookup with `all: true` would, from a table; records the options it was given. */
+    function resolver(table: Record<string, string[]>) {
+      const asked: LookupOptions[] = [];
+      const resolveAll = async (host: string, options: LookupOptions): Promise<LookupAddress[]> => {
+        asked.push(options);
+        const answer = table[host];
+        if (answer === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+        return answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+      };
+      return Object.assign(resolveAll, { asked });
+    }
+
+    /** Runs the lookup as node:net would, answering [error, address, family]. */
+    const lookUp = (lookup: ReturnType<typeof publicOnlyLookup>, host: string, options: LookupOptions) =>
+      new Promise<[NodeJS.ErrnoException | null, string | LookupAddress[], number?]>((resolve) => lookup(host, options, (...answer) => resolve(answer)));
+
+    for (const address of ['::7f00:1', '::a00:1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1', '127.0.0.1', '::1', '10.1.2.3']) {
+      it(`refuses a host that resolves to ${address}`, async () => {
+        const [error] = await lookUp(publicOnlyLookup(resolver({ 'rebound.example.com': [address] })), 'rebound.example.com', { all: true });
+        expect(error).to.be.an.instanceOf(AddressNotAllowedError);
+        expect(error?.message).to.equal(`rebound.example.com resolves to ${address}, which is not a public address`);
+      });
+    }
+
+    it('refuses a host when any one of its addresses is not public', async () => {
+      const [error] = await lookUp(publicOnlyLookup(resolver({ 'mixed.example.com': ['93.184.216.34', '::7f00:1'] })), 'mixed.example.com', { all: true });
+      expect(error).to.be.an.instanceOf(AddressNotAllowedError);
+    });
+
+    it('answers public addresses in the form asked for: all of them, or the first with its family', async () => {
+      const lookup = publicOnlyLookup(resolver({ 'hooks.example.com': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '::ffff:93.184.216.34'] }));
+      const [error, all] = await lookUp(lookup, 'hooks.example.com', { all: true });
+      expect(error).to.equal(null);
+      expect((all as LookupAddress[]).map((a) => a.address)).to.deep.equal(['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '::ffff:93.184.216.34']);
+      expect(await lookUp(lookup, 'hooks.example.com', { family: 4 })).to.deep.equal([null, '93.184.216.34', 4]);
+    });
+
+    it('passes the resolver the family and hints it was given', async () => {
+      const resolveAll = resolver({ 'hooks.example.com': ['93.184.216.34'] });
+      await lookUp(publicOnlyLookup(resolveAll), 'hooks.example.com', { family: 4, hints: 32 });
+      expect(resolveAll.asked).to.deep.equal([{ family: 4, hints: 32 }]);
+    });
+
+    it('passes on a resolver failure, and calls an empty answer one', async () => {
+      const [missing] = await lookUp(publicOnlyLookup(resolver({})), 'nowhere.invalid', { all: true });
+      expect(missing).to.include({ code: 'ENOTFOUND' });
+      const [empty] = await lookUp(publicOnlyLookup(resolver({ 'empty.example.com': [] })), 'empty.example.com', { all: true });
+      expect(empty).to.include({ code: 'ENOTFOUND' });
     });
   });
 });

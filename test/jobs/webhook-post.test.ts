@@ -127,7 +127,7 @@ describe('postWebhook', () => {
     });
     const result = await postWebhook(target.url, BODY, HEADERS, LOCAL);
     expect(result).to.include({ ok: false, statusCode: 302, error: 'redirect (302) not followed' });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The exchange is over and its connection destroyed when postWebhook answers: nothing can follow it.
     expect(elsewhere.received).to.have.length(0);
     expect(elsewhere.connections).to.equal(0);
   });
@@ -138,7 +138,6 @@ describe('postWebhook', () => {
     });
     const result = await postWebhook(target.url, BODY, HEADERS, { timeoutMs: 300, allowPrivate: true });
     expect(result).to.include({ ok: false, statusCode: null, error: 'no answer within 300 ms' });
-    expect(result.durationMs).to.be.at.least(290).and.below(300 + 500);
     expect(target.received).to.have.length(1); // it did get the request
   });
 
@@ -151,8 +150,7 @@ describe('postWebhook', () => {
     const result = await postWebhook(target.url, BODY, HEADERS, { timeoutMs: 300, allowPrivate: true });
     expect(result.ok).to.equal(false);
     expect(result.statusCode).to.equal(200);
-    expect(result.error).to.match(/^no answer within 300 ms/);
-    expect(result.durationMs).to.be.below(300 + 500);
+    expect(result.error).to.equal('no answer within 300 ms (status 200 received, body unfinished)');
   });
 
   it('stops reading a large response body at 64 KiB and counts the 2xx', async () => {
@@ -161,9 +159,9 @@ describe('postWebhook', () => {
       res.write(Buffer.alloc(128 * 1024, 'a'));
       // never ends: only the cap can finish the exchange before the timeout
     });
+    // Only the cap can end this exchange as a success: the body never ends, so the deadline would fail it.
     const result = await postWebhook(target.url, BODY, HEADERS, { timeoutMs: 2000, allowPrivate: true });
     expect(result).to.include({ ok: true, statusCode: 200, error: null });
-    expect(result.durationMs).to.be.below(1000);
   });
 
   it('reads a whole response body that ends under the cap', async () => {
@@ -196,27 +194,41 @@ describe('postWebhook', () => {
     expect(result).to.include({ ok: false, statusCode: null, error: 'connection refused' });
   });
 
-  it('refuses a private address when private URLs are not allowed, before anything is sent', async () => {
+  it('refuses a private address literal in any IPv4 or IPv6 spelling when private URLs are not allowed, before connecting', async () => {
     const target = await receiver((_req, res) => res.end());
     const port = new URL(target.url).port;
-    for (const url of [target.url, `http://2130706433:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`]) {
+    const literals: Array<[string, string]> = [
+      [target.url, '127.0.0.1'],
+      [`http://2130706433:${port}/`, '127.0.0.1'],
+      [`http://[::1]:${port}/`, '::1'],
+      [`http://[::ffff:127.0.0.1]:${port}/`, '::ffff:7f00:1'],
+      [`http://[::127.0.0.1]:${port}/`, '::7f00:1'], // IPv4-compatible: 'unicast' to request-filtering-agent, which let it through
+      [`http://[::10.0.0.1]:${port}/`, '::a00:1'],
+      [`http://[64:ff9b::127.0.0.1]:${port}/`, '64:ff9b::7f00:1'], // NAT64
+    ];
+    for (const [url, address] of literals) {
       const result = await postWebhook(url, BODY, HEADERS, { timeoutMs: 2000, allowPrivate: false });
-      expect(result.ok, url).to.equal(false);
-      expect(result.statusCode, url).to.equal(null);
-      expect(result.error, url).to.match(/^address not allowed: /);
+      expect(result, url).to.include({ ok: false, statusCode: null, error: `address not allowed: ${address} is not a public address` });
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(target.connections).to.equal(0);
     expect(target.received).to.have.length(0);
   });
 
-  it('refuses localhost after resolving it, when private URLs are not allowed', async () => {
+  it('refuses localhost after resolving it, when private URLs are not allowed, before connecting', async () => {
     const target = await receiver((_req, res) => res.end());
     const port = new URL(target.url).port;
     const result = await postWebhook(`http://localhost:${port}/`, BODY, HEADERS, { timeoutMs: 2000, allowPrivate: false });
     expect(result).to.include({ ok: false, statusCode: null });
-    expect(result.error).to.match(/^address not allowed: DNS lookup .*host:localhost/);
+    expect(result.error).to.match(/^address not allowed: localhost resolves to (127\.0\.0\.1|::1), which is not a public address$/);
     expect(target.connections).to.equal(0);
+  });
+
+  it('connects to the same private addresses when private URLs are allowed', async () => {
+    const target = await receiver((_req, res) => res.end());
+    const port = new URL(target.url).port;
+    for (const url of [target.url, `http://localhost:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`]) {
+      expect(await postWebhook(url, BODY, HEADERS, LOCAL), url).to.include({ ok: true, statusCode: 200 });
+    }
   });
 
   it('reports a TLS failure (https to a plain HTTP port)', async () => {
@@ -240,28 +252,24 @@ describe('postWebhook', () => {
     expect(target.connections).to.equal(0);
   });
 
-  it('does not let a slow receiver slow a concurrent delivery to a fast one', async () => {
-    const slow = await receiver((_req, res) => {
-      setTimeout(() => res.end(), 1500);
-    });
+  it('does not let a slow receiver hold up a concurrent delivery to a fast one', async () => {
+    const held: ServerResponse[] = [];
+    const slow = await receiver((_req, res) => held.push(res));
     const fast = await receiver((_req, res) => res.end());
-    const [slowResult, fastResult] = await Promise.all([
-      postWebhook(slow.url, BODY, HEADERS, { timeoutMs: 3000, allowPrivate: true }),
-      postWebhook(fast.url, BODY, HEADERS, { timeoutMs: 3000, allowPrivate: true }),
-    ]);
+    const slowResult = postWebhook(slow.url, BODY, HEADERS, { timeoutMs: 10_000, allowPrivate: true });
+    const fastResult = await postWebhook(fast.url, BODY, HEADERS, { timeoutMs: 10_000, allowPrivate: true });
     expect(fastResult).to.include({ ok: true, statusCode: 200 });
-    expect(fastResult.durationMs).to.be.below(300);
-    expect(slowResult).to.include({ ok: true, statusCode: 200 });
-    expect(slowResult.durationMs).to.be.at.least(1400);
+    expect(held).to.have.length(1); // the slow one is still unanswered
+    held[0].end();
+    expect(await slowResult).to.include({ ok: true, statusCode: 200 });
   });
 
   it('leaves no socket open after a delivery', async () => {
     const target = await receiver((_req, res) => res.end('ok'));
     await postWebhook(target.url, BODY, HEADERS, LOCAL);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const open = await new Promise<number>((resolve, reject) =>
-      target.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
-    );
-    expect(open).to.equal(0);
+    const open = () => new Promise<number>((resolve, reject) => target.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    const deadline = Date.now() + 5000;
+    while ((await open()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await open()).to.equal(0);
   });
 });

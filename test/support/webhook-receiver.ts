@@ -8,16 +8,26 @@ export interface ReceivedDelivery {
   receivedAt: number;
 }
 
-/** How the receiver answers the n-th request (0-based): a status, or 'hang' to never answer. */
-export type Answer = number | 'hang';
+/**
+ * How the receiver answers the n-th request (0-based):
+ * - a status (a 3xx carries a Location elsewhere);
+ * - 'hang': read the request and never answer, until `release()` or `stop()`;
+ * - 'stall': send 200 and part of the body, then nothing more, until `release()` or `stop()`;
+ * - 'close-mid-body': send 200 and part of a promised body, then close the connection;
+ * - { status, afterMs }: answer with the status once afterMs has passed.
+ */
+export type Answer = number | 'hang' | 'stall' | 'close-mid-body' | { status: number; afterMs: number };
 
 /** A real HTTP server on 127.0.0.1 that plays an integrator's webhook endpoint. */
 export class WebhookReceiver {
   readonly url: string;
   readonly received: ReceivedDelivery[] = [];
+  /** The most requests that were ever open at once. */
+  maxOpen = 0;
+  private open = 0;
   private readonly server: Server;
   private answer: (index: number) => Answer = () => 200;
-  private readonly hanging = new Set<ServerResponse>();
+  private readonly held = new Set<ServerResponse>();
 
   private constructor(server: Server, url: string) {
     this.server = server;
@@ -40,15 +50,38 @@ export class WebhookReceiver {
     this.answer = typeof answer === 'function' ? answer : () => answer;
   }
 
+  /** Requests read and not yet answered or cut. */
+  get openRequests(): number {
+    return this.open;
+  }
+
   private handle(headers: IncomingHttpHeaders, rawBody: string, res: ServerResponse): void {
     const index = this.received.length;
     this.received.push({ headers, rawBody, event: JSON.parse(rawBody), receivedAt: Date.now() });
+    this.open += 1;
+    this.maxOpen = Math.max(this.maxOpen, this.open);
+    res.on('close', () => {
+      this.open -= 1;
+      this.held.delete(res);
+    });
     const answer = this.answer(index);
     if (answer === 'hang') {
-      this.hanging.add(res);
-      return;
+      this.held.add(res);
+    } else if (answer === 'stall') {
+      this.held.add(res);
+      res.writeHead(200, { 'Content-Length': '1000' }).write('partial');
+    } else if (answer === 'close-mid-body') {
+      res.writeHead(200, { 'Content-Length': '1000' }).write('partial', () => res.destroy());
+    } else if (typeof answer === 'object') {
+      setTimeout(() => res.writeHead(answer.status).end(), answer.afterMs);
+    } else {
+      res.writeHead(answer, answer >= 300 && answer < 400 ? { Location: 'http://127.0.0.1:9/elsewhere' } : {}).end();
     }
-    res.writeHead(answer).end();
+  }
+
+  /** Ends every held request ('hang' and 'stall') by closing its connection. */
+  release(): void {
+    for (const res of this.held) res.destroy();
   }
 
   eventsOfType(type: string): ReceivedDelivery[] {
@@ -64,7 +97,7 @@ export class WebhookReceiver {
   }
 
   async stop(): Promise<void> {
-    for (const res of this.hanging) res.destroy();
+    this.release();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }

@@ -4,11 +4,12 @@ import pg from 'pg';
 import { randomBase62 } from '../../domain/ids.ts';
 import { call } from '../support/client.ts';
 import { ADMIN_TOKEN, harness, TEST_WEBHOOK_ENV } from '../support/harness.ts';
+import { FakeHttpProvider } from '../support/fake-http-provider.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /** A Dispatch in its own OS process, so that it can be killed the hard way. */
-async function startProcess(databaseUrl: string): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const env = { ...process.env, ...TEST_WEBHOOK_ENV, DATABASE_URL: databaseUrl, ADMIN_TOKEN, PORT: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: 'warn' };
+async function startProcess(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const env = { ...process.env, ...TEST_WEBHOOK_ENV, DATABASE_URL: databaseUrl, ADMIN_TOKEN, PORT: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: 'warn', ...extraEnv };
   const child = spawn(process.execPath, ['app/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const baseUrl = await new Promise<string>((resolve, reject) => {
@@ -48,6 +49,57 @@ describe('a Dispatch process killed during a webhook delivery', function () {
     await receiver.stop();
     await admin.query(`DROP DATABASE IF EXISTS ${crashDatabase()} WITH (FORCE)`);
     await admin.end();
+  });
+
+  it('hands providers an absolute delivery-report URL from PUBLIC_URL when a send job is due at start', async () => {
+    const provider = await FakeHttpProvider.start();
+    const first = await startProcess(databaseUrl);
+    const baseUrl = first.baseUrl;
+    try {
+      const account = (await call('POST', '/admin/accounts', { auth: 'admin', baseUrl, body: { email: `due-${randomBase62(6)}@example.com`, name: 'Due', balance: 1 } })).body.data;
+      const key = (await call('POST', `/admin/accounts/${account.id}/api-keys`, { auth: 'admin', baseUrl, body: { name: 'All' } })).body.data.plain_key;
+      const route = (await call('POST', '/admin/routes', { auth: 'admin', baseUrl, body: { name: `http-${randomBase62(6)}`, provider: 'http', config: { url: provider.url }, price_per_segment: 0.01 } })).body.data;
+      await call('PUT', `/admin/accounts/${account.id}/routes/${route.id}`, { auth: 'admin', baseUrl, body: { priority: 0 } });
+      const sender = (await call('POST', '/senders/create', { auth: key, baseUrl, body: { sender_id: 'Dispatch' } })).body.data;
+      await call('POST', `/admin/senders/${sender.id}/approve`, { auth: 'admin', baseUrl });
+
+      // The provider is down for now: the send job waits to be retried when the process dies.
+      provider.behave({ status: 503 });
+      const sent = (await call('POST', '/messages/send', { auth: key, baseUrl, body: { to: '+14155550123', from: 'Dispatch', body: 'Due' } })).body.data;
+      await provider.waitForRequests(1);
+      const jobs = new pg.Client({ connectionString: databaseUrl });
+      await jobs.connect();
+      const waitForJob = async (condition: string) => {
+        for (let deadline = Date.now() + 30_000; ; ) {
+          const { rows } = await jobs.query(`SELECT 1 FROM pgboss.job WHERE name = 'send-message' AND data->>'message_id' = $1 AND ${condition}`, [sent.id]);
+          if (rows.length > 0) return;
+          if (Date.now() > deadline) throw new Error(`the send job never matched ${condition}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
+      try {
+        await waitForJob(`state = 'retry'`);
+        first.child.kill('SIGKILL');
+        await new Promise((resolve) => first.child.once('exit', resolve));
+        await waitForJob(`state = 'retry' AND start_after <= now()`);
+      } finally {
+        await jobs.end();
+      }
+
+      provider.behave({ accept: true });
+      const second = await startProcess(databaseUrl, { PUBLIC_URL: 'https://dispatch.example.test' });
+      try {
+        await provider.waitForRequests(2, 30_000);
+        expect(provider.requests[1].body.message_id).to.equal(sent.id);
+        expect(provider.requests[1].body.dlr_url).to.match(/^https:\/\/dispatch\.example\.test\/callbacks\/dlr\/[0-9A-Za-z]{32}$/);
+      } finally {
+        second.child.kill('SIGTERM');
+        await new Promise((resolve) => second.child.once('exit', resolve));
+      }
+    } finally {
+      if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGKILL');
+      await provider.stop();
+    }
   });
 
   it('delivers the event after a restart: nothing is lost between the status change and the delivery', async () => {

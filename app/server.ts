@@ -107,7 +107,12 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     onAttempt: (ok) => metrics.webhookAttempts.inc({ result: ok ? 'succeeded' : 'failed' }),
   });
   await startDailyPurge(boss, db);
-  await startReconciler(boss, { db, jobs, onReconciled: (counts) => logger.warn(counts, 'gave stranded work a job again') });
+  await startReconciler(boss, {
+    db,
+    jobs,
+    webhookRules: { retrySchedule: config.webhookRetrySchedule, disableAfter: config.webhookDisableAfter },
+    onReconciled: (counts) => logger.warn(counts, 'settled work that no live job would have moved'),
+  });
 
   let stopping: Promise<void> | undefined;
   const stop = () => {

@@ -2,12 +2,14 @@ import type { Knex } from 'knex';
 import type { PgBoss } from 'pg-boss';
 import { QUEUES, type JobQueue } from '../db/queues.ts';
 import { reconcileMessages } from '../domain/reconciliation.ts';
+import { reconcileWebhookDeliveries, type DeliveryRules } from '../domain/webhook-deliveries.ts';
 
 export interface ReconcileDependencies {
   db: Knex;
   jobs: JobQueue;
-  /** What was found stranded and given work again, for the log. */
-  onReconciled: (counts: { messages: number }) => void;
+  webhookRules: Pick<DeliveryRules, 'retrySchedule' | 'disableAfter'>;
+  /** What was found stranded and settled, for the log. */
+  onReconciled: (counts: { messages: number; deliveries_requeued: number; deliveries_abandoned: number }) => void;
 }
 
 /** Every minute, in one process of however many share the database. */
@@ -15,6 +17,9 @@ export async function startReconciler(boss: PgBoss, deps: ReconcileDependencies)
   await boss.schedule(QUEUES.reconcile.name, '* * * * *', {}, { tz: 'UTC' });
   await boss.work(QUEUES.reconcile.name, async () => {
     const messages = await reconcileMessages(deps.db, deps.jobs);
-    if (messages > 0) deps.onReconciled({ messages });
+    const deliveries = await reconcileWebhookDeliveries(deps.db, deps.jobs, deps.webhookRules);
+    if (messages + deliveries.requeued + deliveries.abandoned > 0) {
+      deps.onReconciled({ messages, deliveries_requeued: deliveries.requeued, deliveries_abandoned: deliveries.abandoned });
+    }
   });
 }

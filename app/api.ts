@@ -1,8 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { OpenAPIBackend, type Context as BackendContext } from 'openapi-backend';
-import type { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { handlers } from '../handlers/index.ts';
@@ -11,6 +9,8 @@ import { authenticateAdmin, authenticateCustomer, type AuthDependencies } from '
 import { errorBody, successBody } from './envelope.ts';
 import { docsRouter } from './docs.ts';
 import { fromValidationErrors, toApiError } from './error-response.ts';
+import { customizeRequestAjv } from './request-formats.ts';
+import { nonCanonicalInteger, refuseUnholdableText } from './request-guard.ts';
 import { redactPath } from './log-redaction.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
@@ -45,11 +45,9 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
     strict: true,
     validate: true,
     coerceTypes: true,
-    ajvOpts: { allErrors: true },
-    customizeAjv: (ajv: Ajv) => {
-      addFormats.default(ajv);
-      return ajv;
-    },
+    // verbose: errors carry their schema, whose `x-expected` makes the message human.
+    ajvOpts: { allErrors: true, verbose: true },
+    customizeAjv: customizeRequestAjv,
   });
 
   api.registerSecurityHandler('apiKey', (c: BackendContext, req: Request, res: Response) =>
@@ -66,7 +64,7 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
       throw new ApiError(404, 'invalid_request_error', 'not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`);
     },
     methodNotAllowed: (_c: BackendContext, req: Request) => {
-      const allowed = METHODS.filter((method) => api.router.matchOperation({ method, path: req.path, headers: {} })).map((m) => m.toUpperCase());
+      const allowed = METHODS.filter((method) => api.router.matchOperation({ method, path: req.path, headers: {} })).flatMap((m) => (m === 'get' ? ['GET', 'HEAD'] : [m.toUpperCase()]));
       throw new ApiError(405, 'invalid_request_error', 'method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`, {
         headers: { Allow: allowed.join(', ') },
       });
@@ -78,6 +76,10 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
     validationFail: (c: BackendContext) => {
       const headerNames = (c.operation.parameters ?? []).flatMap((parameter) => ('in' in parameter && parameter.in === 'header' ? [parameter.name] : []));
       throw fromValidationErrors(c.validation.errors ?? [], headerNames);
+    },
+    preOperationHandler: (c: BackendContext, req: Request) => {
+      const refused = nonCanonicalInteger(c.operation, c.request.params, req.query as Record<string, unknown>);
+      if (refused) throw refused;
     },
     postResponseHandler: (c: BackendContext, _req: Request, res: Response) => {
       const result = c.response as HandlerResult;
@@ -161,9 +163,12 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
     next();
   });
   app.use('/api/v1', express.json({ limit: BODY_LIMIT, strict: false }));
+  app.use('/api/v1', refuseUnholdableText(api));
   app.use('/api/v1', (req: Request, res: Response, next: NextFunction) => {
+    // HEAD is GET without the body: Node drops the body of an answer to HEAD.
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
     api
-      .handleRequest({ method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body }, req, res)
+      .handleRequest({ method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body }, req, res)
       .catch(next);
   });
 
@@ -174,6 +179,7 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const { apiError, unexpected } = toApiError(error);
     if (unexpected) deps.logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected error');
+    else if (apiError.status === 503) deps.logger.warn({ request_id: res.locals.requestId, err: error }, 'database unreachable: answered 503');
     for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
     res.status(apiError.status).json(errorBody(res.locals.requestId, apiError));
   });

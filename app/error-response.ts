@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
-import { ApiError, internalError, invalidRequest, missingParameter, unknownParameter } from '../domain/errors.ts';
+import { isDatabaseUnavailable } from '../db/availability.ts';
+import { ApiError, internalError, invalidRequest, missingParameter, serviceUnavailable, unknownParameter } from '../domain/errors.ts';
 
 /**
  * Turns an Ajv instance path (`/requestBody/recipients/3`) into the spec's `param`
@@ -12,26 +13,68 @@ export function paramName(instancePath: string, child?: string, headerNames: str
   return segments.reduce((name, segment) => (/^\d+$/.test(segment) ? `${name}[${segment}]` : name ? `${name}.${segment}` : segment), '');
 }
 
-const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');
+/** What a valid value of a format looks like, for the formats the document uses. */
+const FORMAT_EXAMPLES: Record<string, string> = {
+  'date-time': 'an RFC 3339 date-time such as 2025-11-21T14:03:27.512Z',
+  email: 'an email address such as ops@example.com',
+  uri: 'an absolute URL such as https://example.com/webhooks',
+};
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+};
+
+const COMPARISONS: Record<string, string> = { minimum: 'at least', maximum: 'at most', exclusiveMinimum: 'greater than', exclusiveMaximum: 'less than' };
+
+interface DescribedSchema {
+  'x-expected'?: string;
+  example?: unknown;
+  nullable?: boolean;
+}
+
+/**
+ * What a valid value looks like, for a pattern or format failure: the schema's `x-expected`
+ * (written for people, e.g. "an E.164 number such as +447400123456"), else its example. The
+ * regular expression itself is never shown.
+ */
+function expected(schema: DescribedSchema | undefined, format?: string): string | undefined {
+  if (schema?.['x-expected']) return schema['x-expected'];
+  if (format && FORMAT_EXAMPLES[format]) return FORMAT_EXAMPLES[format];
+  if (schema?.example !== undefined) return `in the form of ${JSON.stringify(schema.example)}`;
+  return undefined;
+}
 
 function describe(error: ErrorObject, param: string, headerNames: string[]): ApiError {
   const p = error.params as Record<string, unknown>;
+  const schema = error.parentSchema as DescribedSchema | undefined;
+  const subject = param || 'The request body';
   switch (error.keyword) {
     case 'required':
       return missingParameter(paramName(error.instancePath, String(p.missingProperty), headerNames));
     case 'additionalProperties':
       return unknownParameter(paramName(error.instancePath, String(p.additionalProperty)));
-    case 'type':
-      return invalidRequest(param, `${param} must be ${article(String(p.type))} ${p.type}.`);
+    case 'type': {
+      const names = String(p.type).split(',').map((type) => TYPE_NAMES[type] ?? type);
+      if (schema?.nullable) names.push('null');
+      return invalidRequest(param || undefined, `${subject} must be ${names.join(' or ')}.`);
+    }
     case 'enum':
       return invalidRequest(param, `${param} must be one of: ${(p.allowedValues as unknown[]).join(', ')}.`);
     case 'format':
-      return invalidRequest(param, `${param} must be a valid ${p.format}.`);
+    case 'pattern': {
+      const hint = expected(schema, error.keyword === 'format' ? String(p.format) : undefined);
+      return invalidRequest(param, hint ? `${param} must be ${hint}.` : `${param} is not in the expected format.`);
+    }
     case 'minimum':
     case 'exclusiveMinimum':
     case 'maximum':
     case 'exclusiveMaximum':
-      return invalidRequest(param, `${param} must be ${String(p.comparison)} ${String(p.limit)}.`);
+      return invalidRequest(param, `${param} must be ${COMPARISONS[error.keyword]} ${String(p.limit)}.`);
     case 'minLength':
       return invalidRequest(param, `${param} must be at least ${p.limit} characters long.`);
     case 'maxLength':
@@ -43,11 +86,9 @@ function describe(error: ErrorObject, param: string, headerNames: string[]): Api
     case 'uniqueItems':
       return invalidRequest(param, `${param} must not contain duplicates (items ${p.j} and ${p.i} are equal).`);
     case 'minProperties':
-      return invalidRequest(param || undefined, `${param || 'The request body'} must have at least ${p.limit} field(s).`);
-    case 'pattern':
-      return invalidRequest(param, `${param} does not have the expected format (${p.pattern}).`);
+      return invalidRequest(param || undefined, `${subject} must have at least ${p.limit} field(s).`);
     default:
-      return invalidRequest(param || undefined, `${param || 'The request'} is invalid: ${error.message ?? error.keyword}.`);
+      return invalidRequest(param || undefined, `${param || 'The request'} is invalid.`);
   }
 }
 
@@ -71,7 +112,7 @@ export function fromValidationErrors(errors: ErrorObject[], headerNames: string[
   });
 }
 
-/** Errors raised by Express's JSON body parser, identified by the `type` it sets. */
+/** Errors raised by Express's JSON body parser, identified by the `type` (and `status`) it sets. */
 function fromBodyParser(error: { type?: string; status?: number }): ApiError | undefined {
   switch (error.type) {
     case 'entity.parse.failed':
@@ -82,14 +123,22 @@ function fromBodyParser(error: { type?: string; status?: number }): ApiError | u
     case 'charset.unsupported':
       return new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'Send the body as UTF-8 application/json.');
     default:
+      // Any other refusal of the body (a size that does not match Content-Length, a body cut short) is the request's fault.
+      if (typeof error.type === 'string' && typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
+        return invalidRequest(undefined, 'The request body could not be read: it does not match its Content-Length or was cut short.', 'invalid_request');
+      }
       return undefined;
   }
 }
+
+/** Seconds a caller is asked to wait while the database is unreachable. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
 /** Any thrown value as an ApiError; `unexpected` is true when it must be logged as a fault. */
 export function toApiError(error: unknown): { apiError: ApiError; unexpected: boolean } {
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
   const parsed = typeof error === 'object' && error !== null ? fromBodyParser(error as { type?: string }) : undefined;
   if (parsed) return { apiError: parsed, unexpected: false };
+  if (isDatabaseUnavailable(error)) return { apiError: serviceUnavailable(OUTAGE_RETRY_AFTER_SECONDS), unexpected: false };
   return { apiError: internalError(), unexpected: true };
 }

@@ -66,3 +66,9 @@ export const tooManyRequests = (code: string, message: string, retryAfterSeconds
 
 export const internalError = () =>
   new ApiError(500, 'api_error', 'internal_error', 'An unexpected error occurred. Quote the request id to the operator.');
+
+/** The database is unreachable: nothing was done, and the same request may be retried after the pause. */
+export const serviceUnavailable = (retryAfterSeconds: number) =>
+  new ApiError(503, 'api_error', 'service_unavailable', 'Dispatch cannot reach its database just now; nothing was done. Retry shortly.', {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });

@@ -45,8 +45,12 @@ async function requireApprovedSender(trx: Knex, accountId: string, from: string)
   }
 }
 
+const E164 = /^\+[1-9][0-9]{1,14}$/;
+
 /** Why one recipient cannot be sent to, checked in the documented order; null when it can. */
 function recipientProblem(to: string, blocked: Set<string>, routes: RouteRow[]): FailedItemError | null {
+  // A bulk recipient reaches here as given: one malformed item fails alone, like an impossible number.
+  if (!E164.test(to)) return { type: 'invalid_request_error', code: 'number_invalid', message: `The recipient '${to}' is not an E.164 number such as +447400123456.` };
   if (destinationCountry(to) === null) return { type: 'invalid_request_error', code: 'number_invalid', message: `${to} is not a phone number that can exist.` };
   if (blocked.has(to)) return { type: 'invalid_request_error', code: 'recipient_blocklisted', message: `${to} is blocklisted.` };
   if (routes.length === 0) return { type: 'invalid_request_error', code: 'route_invalid', message: `No eligible route covers ${to}.` };

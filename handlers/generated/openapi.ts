@@ -77,9 +77,9 @@ export interface paths {
          *
          *     Checked for the whole request (a failure answers the error and stores nothing):
          *
-         *     - the body: every recipient must be E.164 (400 `parameter_invalid`, `param`
-         *       `recipients[3]` for the fourth item), `body` holds 1 to 1,600 characters counted in
-         *       Unicode code points, as on `/messages/send`;
+         *     - the body: every recipient must be a string of at most 64 characters (400
+         *       `parameter_invalid`, `param` `recipients[3]` for the fourth item), `body` holds 1 to
+         *       1,600 characters counted in Unicode code points, as on `/messages/send`;
          *     - `from` must be an approved sender of the account (400 `sender_not_approved`);
          *     - a `route_id`, when given, must be active and assigned to the account (400
          *       `route_invalid`);
@@ -91,8 +91,8 @@ export interface paths {
          *     message with `cost` `0` and its `error`, so it has an id, is listable and emits
          *     `message.failed`):
          *
-         *     - the number can exist (`number_invalid`) and is not blocklisted
-         *       (`recipient_blocklisted`);
+         *     - the recipient is E.164 and the number can exist (`number_invalid`), and it is not
+         *       blocklisted (`recipient_blocklisted`);
          *     - a route covers it (`route_invalid`: the given `route_id` does not cover this
          *       destination, or no route of the account does);
          *     - the balance covers its cost: recipients are charged in request order, and once the
@@ -673,7 +673,7 @@ export interface paths {
          *     | `provider` | `config` |
          *     |---|---|
          *     | `simulator` | `outcome`: `delivered`, `undelivered`, `rejected` (a hard upstream error) or `unavailable` (a retryable one); `dlr_delay_ms`: integer >= 0, default 1000 |
-         *     | `http` | `url` (http or https); `token` (optional: sent as `Authorization: Bearer <token>`); `timeout_ms` (optional, default 5000) |
+         *     | `http` | `url` (http or https); `token` (optional: sent as `Authorization: Bearer <token>`); `timeout_ms` (optional, default 5000); `idempotent` (optional boolean: the provider dedupes on `Idempotency-Key`, so an unknown outcome is retried on this route under the same key); `failover_on_timeout` (optional boolean: an unknown outcome fails over to the next route, accepting the risk of a duplicate) |
          *     | `smpp` | `host`, `port`, `system_id`, `password`; `system_type` (optional); `tls` (optional boolean) |
          *
          *     `config` is write-only: it is never returned, so its secrets (passwords, tokens) never
@@ -1024,6 +1024,7 @@ export interface components {
              *     - 429 `rate_limit_error`: `rate_limit_exceeded`, `daily_limit_exceeded`,
              *       `monthly_limit_exceeded`
              *     - 500 `api_error`: `internal_error`
+             *     - 503 `api_error`: `service_unavailable`
              * @example parameter_invalid
              */
             code: string;
@@ -1069,11 +1070,12 @@ export interface components {
          *     | `type` | `code` | When |
          *     |---|---|---|
          *     | `provider_error` | `provider_rejected` | an upstream provider refused the message (a hard error: no other route is tried); `message` carries the provider's reason when it gave one |
-         *     | `provider_error` | `provider_unavailable` | every eligible route failed with a retryable error (network error, timeout, 429 or 5xx) |
+         *     | `provider_error` | `provider_unavailable` | no eligible route took the message within 15 minutes (each refused it retryably: network error before the request was written, 429 or 5xx) |
+         *     | `provider_error` | `provider_timeout` | an upstream may have taken the message without confirming it (timeout, reset or close mid-answer): it was refunded and not submitted again, although the recipient may still receive it |
          *     | `provider_error` | `undelivered` | status `undelivered`: the carrier reported that the message could not be delivered (or it expired) |
          *     | `balance_error` | `insufficient_balance` | bulk item: the balance ran out before this recipient |
          *     | `invalid_request_error` | `recipient_blocklisted` | bulk item: the number is blocklisted |
-         *     | `invalid_request_error` | `number_invalid` | bulk item: the number cannot exist |
+         *     | `invalid_request_error` | `number_invalid` | bulk item: the recipient is not E.164, or the number cannot exist |
          *     | `invalid_request_error` | `route_invalid` | bulk item: no eligible route covers the number |
          *
          *     New codes may be added within v1.
@@ -1100,7 +1102,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "message";
-            /** @description The recipient, E.164. */
+            /**
+             * @description The recipient, E.164. A bulk recipient that was not E.164 is kept as it was given,
+             *     on a `failed` message with the code `number_invalid`.
+             */
             to: string;
             /** @description The sender ID the message was sent from. */
             from: string;
@@ -1463,8 +1468,10 @@ export interface components {
         };
         SendBulkRequest: {
             /**
-             * @description 1 to 1,000 recipients, each E.164. Duplicates are not merged: each occurrence
-             *     becomes its own message and is charged separately.
+             * @description 1 to 1,000 recipients, each E.164 (at most 64 characters). A recipient that is not
+             *     E.164 (`12345`) is stored as a failed message with the code `number_invalid`, like a
+             *     number that cannot exist, and the other recipients are sent. Duplicates are not
+             *     merged: each occurrence becomes its own message and is charged separately.
              */
             recipients: string[];
             /** @description An approved sender ID of the account, as on `/messages/send`. */
@@ -1561,8 +1568,8 @@ export interface components {
              */
             currency: string;
             /**
-             * @description Opening balance, at most 4 decimal places, recorded as the account's first ledger
-             *     entry.
+             * @description Opening balance, at most 4 decimal places and at most 1,000,000,000, recorded as
+             *     the account's first ledger entry.
              * @default 0
              */
             balance: number;
@@ -1572,7 +1579,7 @@ export interface components {
         AdminCreditRequest: {
             /**
              * @description Amount to add, in the account's currency: greater than 0 (so at least `0.0001`), at
-             *     most 4 decimal places (more answers 400 `parameter_invalid`).
+             *     most 1,000,000,000 and at most 4 decimal places (else 400 `parameter_invalid`).
              */
             amount: number;
             /** @description Recorded on the ledger entry. */
@@ -1594,7 +1601,7 @@ export interface components {
             config: {
                 [key: string]: unknown;
             };
-            /** @description Price of one segment, at most 4 decimal places. */
+            /** @description Price of one segment, at most 4 decimal places and at most 1,000. */
             price_per_segment: number;
             /** @description E.164 prefixes the route covers; omitted or empty means every destination. */
             prefixes?: string[];
@@ -2062,6 +2069,37 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /**
+         * @description 503 `api_error` `service_unavailable`: Dispatch cannot reach its database (it is
+         *     restarting, or the network to it is down). Nothing was done: no message was stored, sent
+         *     or charged. Retry after `Retry-After` seconds; a send retried with the same
+         *     `Idempotency-Key` is safe. Answers come back without any restart of Dispatch once the
+         *     database is reachable again.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "type": "api_error",
+                 *         "code": "service_unavailable",
+                 *         "message": "Dispatch cannot reach its database just now; nothing was done. Retry shortly."
+                 *       },
+                 *       "meta": {
+                 *         "request_id": "req_Wq3xTnUu0bJ8yKcZ2LmPa7Ds",
+                 *         "api_version": "v1"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
     };
     parameters: {
         /**
@@ -2152,12 +2190,12 @@ export interface components {
          */
         AccountId: string;
         /**
-         * @description The route id, a positive integer.
+         * @description The route id, a positive integer written in decimal digits.
          * @example 2
          */
         RouteId: number;
         /**
-         * @description The route id, a positive integer.
+         * @description The route id, a positive integer written in decimal digits.
          * @example 2
          */
         AssignedRouteId: number;
@@ -2195,8 +2233,9 @@ export interface components {
          */
         RateLimit: string;
         /**
-         * @description Seconds to wait before retrying: to the end of the per-minute window, or of the UTC
-         *     day or month for `daily_limit_exceeded` and `monthly_limit_exceeded`.
+         * @description Seconds to wait before retrying: on 429, to the end of the per-minute window, or of the
+         *     UTC day or month for `daily_limit_exceeded` and `monthly_limit_exceeded`; on 503, a
+         *     short pause while the database is unreachable.
          * @example 42
          */
         RetryAfter: number;
@@ -2297,6 +2336,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     sendBulkMessages: {
@@ -2451,6 +2491,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMessages: {
@@ -2574,6 +2615,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMessage: {
@@ -2633,11 +2675,13 @@ export interface operations {
                     "application/json": components["schemas"]["MessageEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAccount: {
@@ -2683,10 +2727,12 @@ export interface operations {
                     "application/json": components["schemas"]["AccountEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBalance: {
@@ -2725,10 +2771,12 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUsage: {
@@ -2791,6 +2839,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSenders: {
@@ -2883,6 +2932,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSender: {
@@ -2936,6 +2986,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSender: {
@@ -2984,11 +3035,13 @@ export interface operations {
                     "application/json": components["schemas"]["SenderEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiKeys: {
@@ -3067,10 +3120,12 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyListEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKey: {
@@ -3139,6 +3194,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiKey: {
@@ -3182,11 +3238,13 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedResultEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
@@ -3255,10 +3313,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointListEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -3318,6 +3378,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWebhookEndpoint: {
@@ -3371,11 +3432,13 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhookEndpoint: {
@@ -3419,11 +3482,13 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedResultEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEvents: {
@@ -3540,6 +3605,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminCreateAccount: {
@@ -3593,6 +3659,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminGetAccount: {
@@ -3642,9 +3709,11 @@ export interface operations {
                     "application/json": components["schemas"]["AccountEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminCreditAccount: {
@@ -3703,6 +3772,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminCreateApiKey: {
@@ -3784,6 +3854,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminListRoutes: {
@@ -3841,8 +3912,10 @@ export interface operations {
                     "application/json": components["schemas"]["RouteListEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminCreateRoute: {
@@ -3895,6 +3968,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminGetRoute: {
@@ -3903,7 +3977,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The route id, a positive integer.
+                 * @description The route id, a positive integer written in decimal digits.
                  * @example 2
                  */
                 id: components["parameters"]["RouteId"];
@@ -3945,6 +4019,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminUpdateRoute: {
@@ -3953,7 +4028,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The route id, a positive integer.
+                 * @description The route id, a positive integer written in decimal digits.
                  * @example 2
                  */
                 id: components["parameters"]["RouteId"];
@@ -4004,6 +4079,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminAssignRoute: {
@@ -4017,7 +4093,7 @@ export interface operations {
                  */
                 id: components["parameters"]["AccountId"];
                 /**
-                 * @description The route id, a positive integer.
+                 * @description The route id, a positive integer written in decimal digits.
                  * @example 2
                  */
                 route_id: components["parameters"]["AssignedRouteId"];
@@ -4068,6 +4144,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminUnassignRoute: {
@@ -4081,7 +4158,7 @@ export interface operations {
                  */
                 id: components["parameters"]["AccountId"];
                 /**
-                 * @description The route id, a positive integer.
+                 * @description The route id, a positive integer written in decimal digits.
                  * @example 2
                  */
                 route_id: components["parameters"]["AssignedRouteId"];
@@ -4118,6 +4195,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminApproveSender: {
@@ -4164,10 +4242,12 @@ export interface operations {
                     "application/json": components["schemas"]["SenderEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminRejectSender: {
@@ -4214,10 +4294,12 @@ export interface operations {
                     "application/json": components["schemas"]["SenderEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminSuspendSender: {
@@ -4264,10 +4346,12 @@ export interface operations {
                     "application/json": components["schemas"]["SenderEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminCreateBlocklistEntry: {
@@ -4317,6 +4401,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminDeleteBlocklistEntry: {
@@ -4368,6 +4453,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminEnableWebhookEndpoint: {
@@ -4420,9 +4506,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     adminListWebhookAttempts: {
@@ -4507,6 +4595,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -45,6 +45,24 @@ describe('POST /messages/bulk', () => {
     expect(response.body.data.messages[0].id).to.not.equal(response.body.data.messages[1].id);
   });
 
+  it('stores a malformed recipient as its own failed message (number_invalid) and sends the others', async () => {
+    const tenant = await sendingTenant();
+    const recipients = [usNumber(1), '12345', '', usNumber(2)];
+    const response = await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients, from: 'Dispatch', body: 'Hi' } });
+    expect(response.status).to.equal(201);
+    expect(response.body.data).to.include({ total: 4, sent: 2, failed: 2 });
+    const [first, malformed, empty, last] = response.body.data.messages;
+    expect([first.status, last.status]).to.deep.equal(['pending', 'pending']);
+    for (const [item, to] of [[malformed, '12345'], [empty, '']]) {
+      expect(item).to.include({ to, status: 'failed', cost: 0 });
+      expect(item.error).to.deep.equal({ type: 'invalid_request_error', code: 'number_invalid', message: `The recipient '${to}' is not an E.164 number such as +447400123456.` });
+    }
+    const listed = await call('GET', `/messages/${malformed.id}`, { auth: tenant.key });
+    expect(listed.body.data).to.include({ to: '12345', status: 'failed' });
+    const failedEvents = await harness.db('events').where({ account_id: tenant.accountId, type: 'message.failed' }).count({ n: '*' });
+    expect(failedEvents).to.deep.equal([{ n: 2 }]);
+  });
+
   it('answers 402 and stores nothing when the balance covers no recipient', async () => {
     const tenant = await sendingTenant({ balance: 0.001, routes: [{ price: 0.01 }] });
     expectError(await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: [usNumber(1), usNumber(2)], from: 'Dispatch', body: 'Hi' } }), 402, 'insufficient_balance');
@@ -61,7 +79,8 @@ describe('POST /messages/bulk', () => {
   const refusals: [string, Record<string, unknown>, number, string, string][] = [
     ['no recipients', { recipients: [] }, 400, 'parameter_invalid', 'recipients'],
     ['1,001 recipients', { recipients: Array.from({ length: 1001 }, (_, i) => usNumber(i)) }, 400, 'parameter_invalid', 'recipients'],
-    ['a recipient not in E.164', { recipients: [usNumber(1), '4155550123'] }, 400, 'parameter_invalid', 'recipients[1]'],
+    ['a recipient that is not a string', { recipients: [usNumber(1), 4155550123] }, 400, 'parameter_invalid', 'recipients[1]'],
+    ['a recipient over 64 characters', { recipients: [usNumber(1), '1'.repeat(65)] }, 400, 'parameter_invalid', 'recipients[1]'],
     ['a sender that is not approved', { from: 'Nobody' }, 400, 'sender_not_approved', 'from'],
     ['a route that is not the account\'s', { route_id: 999999 }, 400, 'route_invalid', 'route_id'],
     ['a body over 1,600 code points', { body: 'x'.repeat(1601) }, 400, 'parameter_invalid', 'body'],

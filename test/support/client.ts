@@ -55,6 +55,10 @@ export async function call<T = any>(method: string, path: string, options: Reque
   let payload: string | undefined = options.rawBody;
   if (payload === undefined && options.body !== undefined) payload = JSON.stringify(options.body);
   if (payload !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  // Compiled before the first request, not between two: compiling blocks this process (the
+  // server's too) for seconds, past Node's 5 s keep-alive, and the next request on the idle
+  // connection would meet its close (ECONNRESET).
+  await loadContract();
   const response = await fetch(`${options.baseUrl ?? harness.baseUrl}${path}`, { method, headers, body: payload });
   const { body, operationId } = await checkAnswer(method, path, response);
   return { status: response.status, body, headers: response.headers, operationId };
@@ -87,6 +91,7 @@ async function checkAnswer(method: string, path: string, response: Response): Pr
 
 /** A fetch for clients under test (the SDK): every answer from Dispatch is checked like call()'s. */
 export const contractCheckingFetch: typeof fetch = async (input, init) => {
+  await loadContract();
   const request = new Request(input, init);
   const response = await fetch(request);
   await checkAnswer(request.method, new URL(request.url).pathname.replace(/^\/api\/v1/, '') + new URL(request.url).search, response.clone());

@@ -1,0 +1,130 @@
+import { connect as connectTcp, createServer, type Server, type Socket } from 'node:net';
+import { expect } from 'chai';
+import type { Operation } from 'openapi-backend';
+import { randomBase62 } from '../../domain/ids.ts';
+import { call, expectError, loadContract } from '../support/client.ts';
+import { harness, startInstance } from '../support/harness.ts';
+import { documentedOperations } from '../support/operations.ts';
+import type { Dispatch } from '../../app/server.ts';
+
+/**
+ * A TCP relay in front of PostgreSQL that can be cut, as a network outage or a database host
+ * going away would: while it is down, every connection through it, open or new, is dropped.
+ */
+class DatabaseRelay {
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  #down = false;
+
+  private constructor(server: Server) {
+    this.#server = server;
+  }
+
+  static async start(target: { host: string; port: number }): Promise<DatabaseRelay> {
+    const relay: DatabaseRelay = new DatabaseRelay(
+      createServer((client) => {
+        if (relay.#down) {
+          client.destroy();
+          return;
+        }
+        const upstream = connectTcp(target.port, target.host);
+        for (const socket of [client, upstream]) {
+          relay.#sockets.add(socket);
+          socket.on('close', () => relay.#sockets.delete(socket));
+          socket.on('error', () => {
+            client.destroy();
+            upstream.destroy();
+          });
+        }
+        client.pipe(upstream).pipe(client);
+      }),
+    );
+    await new Promise<void>((resolve) => relay.#server.listen(0, '127.0.0.1', resolve));
+    return relay;
+  }
+
+  get port(): number {
+    return (this.#server.address() as { port: number }).port;
+  }
+
+  down(): void {
+    this.#down = true;
+    for (const socket of this.#sockets) socket.destroy();
+  }
+
+  up(): void {
+    this.#down = false;
+  }
+
+  async close(): Promise<void> {
+    this.down();
+    await new Promise((resolve) => this.#server.close(resolve));
+  }
+}
+
+/** A request the document itself calls valid: the operation's first request example, if it has a body. */
+function exampleBody(operation: Operation): unknown {
+  const content = (operation.requestBody as { content?: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> } | undefined)?.content?.['application/json'];
+  if (!content) return undefined;
+  return content.example ?? Object.values(content.examples ?? {})[0]?.value;
+}
+
+/** The operation's path with well-formed values that name nothing: only the database can tell. */
+function pathOf(operation: Operation): string {
+  const parameters = (operation.parameters ?? []) as { name: string; in: string; schema: { type?: string } }[];
+  return operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const parameter = parameters.find((candidate) => candidate.in === 'path' && candidate.name === name);
+    if (parameter?.schema.type === 'integer') return '999999';
+    return name === 'number' ? '%2B447700900123' : 'zz_000000000000000000000000';
+  });
+}
+
+describe('a database outage', function () {
+  this.timeout(120_000);
+  const name = `dispatch_outage_${randomBase62(8).toLowerCase()}`;
+  let relay: DatabaseRelay;
+  let instance: Dispatch;
+  let key: string;
+
+  before(async () => {
+    // Its own database, so that the instance's queues and the outage touch nothing of the run's.
+    await harness.db.raw(`CREATE DATABASE ${name}`);
+    const server = new URL(harness.database.url);
+    relay = await DatabaseRelay.start({ host: server.hostname, port: Number(server.port || 5432) });
+    const url = new URL(harness.database.url);
+    url.hostname = '127.0.0.1';
+    url.port = String(relay.port);
+    url.pathname = `/${name}`;
+    instance = await startInstance(url.toString());
+    const account = await call('POST', '/admin/accounts', { auth: 'admin', baseUrl: instance.baseUrl, body: { email: 'outage@example.com', name: 'Outage' } });
+    const created = await call('POST', `/admin/accounts/${account.body.data.id}/api-keys`, { auth: 'admin', baseUrl: instance.baseUrl, body: { name: 'Outage' } });
+    key = created.body.data.plain_key;
+  });
+
+  after(async () => {
+    relay?.up();
+    await instance?.stop();
+    await relay?.close();
+    await harness.db.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
+
+  it('answers 503 service_unavailable with Retry-After to every operation while it lasts, then recovers without a restart', async () => {
+    const api = await loadContract();
+    expect((await call('GET', '/account', { auth: key, baseUrl: instance.baseUrl })).status).to.equal(200);
+    relay.down();
+    for (const { operationId, method, admin } of documentedOperations()) {
+      const operation = api.getOperation(operationId) as Operation;
+      const response = await call(method, pathOf(operation), { auth: admin ? 'admin' : key, baseUrl: instance.baseUrl, body: exampleBody(operation) });
+      expectError(response, 503, 'service_unavailable');
+      expect(response.body.error.type, operationId).to.equal('api_error');
+      expect(response.headers.get('retry-after'), operationId).to.equal('5');
+    }
+    const root = instance.baseUrl.replace('/api/v1', '');
+    expect((await fetch(`${root}/readyz`)).status).to.equal(503);
+
+    relay.up();
+    expect((await call('GET', '/account', { auth: key, baseUrl: instance.baseUrl })).status).to.equal(200);
+    expect((await call('POST', '/admin/accounts', { auth: 'admin', baseUrl: instance.baseUrl, body: { email: 'after@example.com', name: 'After' } })).status).to.equal(201);
+    expect((await fetch(`${root}/readyz`)).status).to.equal(200);
+  });
+});

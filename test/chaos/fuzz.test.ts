@@ -1,0 +1,4 @@
+import { describeFuzz } from '../fuzz/describe-fuzz.ts';
+
+// The same fuzzing as npm test's, with twenty times the requests per operation.
+describeFuzz('fuzzing every operation of openapi.yaml at length', { valid: 150, mutated: 500 });

@@ -11,7 +11,11 @@ export type DeliveryLane = 'prompt' | 'probation';
 
 export const LANE_PRIORITY: Record<DeliveryLane, number> = { prompt: 1, probation: 0 };
 
-/** Attempts in flight to one endpoint: a few while it answers promptly, one at a time on probation. */
+/**
+ * Attempts in flight to one endpoint: a few while it answers promptly, one at a time on probation.
+ * pg-boss counts active jobs as of each fetch, so workers fetching at the same instant may pass
+ * a cap by one or two for an attempt: it bounds what an endpoint holds, it is no mutex.
+ */
 export const ENDPOINT_CONCURRENCY: GroupConcurrencyConfig = { default: 4, tiers: { probation: 1 } };
 
 export const laneJobOptions = (endpointId: string, lane: DeliveryLane): PerJobOptions => ({

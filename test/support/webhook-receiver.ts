@@ -22,8 +22,6 @@ export type Answer = number | 'hang' | 'stall' | 'close-mid-body' | { status: nu
 export class WebhookReceiver {
   readonly url: string;
   readonly received: ReceivedDelivery[] = [];
-  /** The most requests that were ever open at once. */
-  maxOpen = 0;
   private open = 0;
   private readonly server: Server;
   private answer: (index: number) => Answer = () => 200;
@@ -59,7 +57,6 @@ export class WebhookReceiver {
     const index = this.received.length;
     this.received.push({ headers, rawBody, event: JSON.parse(rawBody), receivedAt: Date.now() });
     this.open += 1;
-    this.maxOpen = Math.max(this.maxOpen, this.open);
     res.on('close', () => {
       this.open -= 1;
       this.held.delete(res);

@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import type { Dispatch } from '../../app/server.ts';
+import { randomBase62 } from '../../domain/ids.ts';
+import { call } from '../support/client.ts';
+import { startInstance } from '../support/harness.ts';
+import { siblingDatabase } from '../support/sibling-database.ts';
+import { WebhookReceiver, type Answer } from '../support/webhook-receiver.ts';
+import { allSettled, attemptsOf, waitUntil } from '../support/webhook-state.ts';
+
+async function ok(expected: number, answer: Promise<{ status: number; body: any }>): Promise<any> {
+  const { status, body } = await answer;
+  expect(status, JSON.stringify(body)).to.equal(expected);
+  return body.data;
+}
+
+/** An account on `baseUrl` whose messages all fail at once (a rejecting route): one message.failed event each. */
+async function rejectingTenant(baseUrl: string): Promise<string> {
+  const account = await ok(201, call('POST', '/admin/accounts', { auth: 'admin', baseUrl, body: { email: `iso-${randomBase62(10).toLowerCase()}@example.com`, name: 'Isolation', balance: 10 } }));
+  const key = (await ok(201, call('POST', `/admin/accounts/${account.id}/api-keys`, { auth: 'admin', baseUrl, body: { name: 'All' } }))).plain_key;
+  const sender = await ok(201, call('POST', '/senders/create', { auth: key, baseUrl, body: { sender_id: 'Dispatch' } }));
+  await ok(200, call('POST', `/admin/senders/${sender.id}/approve`, { auth: 'admin', baseUrl }));
+  const route = await ok(201, call('POST', '/admin/routes', { auth: 'admin', baseUrl, body: { name: `iso-${randomBase62(8)}`, provider: 'simulator', config: { outcome: 'rejected' }, price_per_segment: 0.01 } }));
+  await ok(200, call('PUT', `/admin/accounts/${account.id}/routes/${route.id}`, { auth: 'admin', baseUrl, body: { priority: 0 } }));
+  return key;
+}
+
+const EVENTS = 20;
+const recipients = Array.from({ length: EVENTS }, (_, i) => `+1415555${String(3000 + i)}`);
+
+describe('webhook isolation between endpoints', function () {
+  this.timeout(120_000);
+  let sibling: Awaited<ReturnType<typeof siblingDatabase>>;
+  let dispatch: Dispatch;
+  const receivers: WebhookReceiver[] = [];
+
+  before(async () => {
+    sibling = await siblingDatabase();
+    // A deadline longer than the test: a hanging request stays open until the test releases it,
+    // so what happens while it is open is an order, not a race against the clock.
+    dispatch = await startInstance(sibling.url, { WEBHOOK_TIMEOUT_MS: '60000' });
+  });
+
+  after(async () => {
+    for (const receiver of receivers) receiver.release();
+    await dispatch?.stop();
+    for (const receiver of receivers) await receiver.stop();
+    await sibling?.drop();
+  });
+
+  async function endpoint(key: string, answer: Answer): Promise<{ receiver: WebhookReceiver; id: string }> {
+    const receiver = await WebhookReceiver.start();
+    receivers.push(receiver);
+    receiver.answerWith(answer);
+    const created = await ok(201, call('POST', '/webhooks/create', { auth: key, baseUrl: dispatch.baseUrl, body: { url: receiver.url } }));
+    return { receiver, id: created.id };
+  }
+
+  it("delivers every event to another account's endpoint while one account's failing endpoints hold their requests open", async () => {
+    const flooding = await rejectingTenant(dispatch.baseUrl);
+    const kinds: Answer[] = ['hang', 'stall', { status: 200, afterMs: 300 }, 302, 410, 'close-mid-body', 503];
+    const [hanging, stalled] = await Promise.all(kinds.map((answer) => endpoint(flooding, answer)));
+    await ok(201, call('POST', '/messages/bulk', { auth: flooding, baseUrl: dispatch.baseUrl, body: { recipients, from: 'Dispatch', body: 'Flood' } }));
+    await waitUntil('the flood holding requests open', () => hanging.receiver.openRequests > 0 && stalled.receiver.openRequests > 0);
+
+    const other = await rejectingTenant(dispatch.baseUrl);
+    const healthy = await endpoint(other, 200);
+    await ok(201, call('POST', '/messages/bulk', { auth: other, baseUrl: dispatch.baseUrl, body: { recipients, from: 'Dispatch', body: 'Healthy' } }));
+    await waitUntil('every delivery to the healthy endpoint settled', () => allSettled(healthy.id, EVENTS, dispatch.db), 30_000);
+
+    // Nothing has cut the hanging requests yet: the healthy endpoint's deliveries waited for none of them.
+    expect(hanging.receiver.openRequests).to.be.above(0);
+    expect(stalled.receiver.openRequests).to.be.above(0);
+    expect(await attemptsOf(hanging.id, dispatch.db)).to.have.length(0);
+    const attempts = await attemptsOf(healthy.id, dispatch.db);
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.succeeded])).to.deep.equal(Array.from({ length: EVENTS }, () => [1, true]));
+    expect(new Set(healthy.receiver.received.map((delivery) => delivery.event.id)).size).to.equal(EVENTS);
+  });
+});

@@ -1,6 +1,8 @@
 import { connect as connectTcp, createServer, type Server, type Socket } from 'node:net';
+import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import type { Operation } from 'openapi-backend';
+import { createLogger } from '../../app/logger.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 import { call, expectError, loadContract } from '../support/client.ts';
 import { harness, startInstance } from '../support/harness.ts';
@@ -85,6 +87,8 @@ describe('a database outage', function () {
   let relay: DatabaseRelay;
   let instance: Dispatch;
   let key: string;
+  /** What the instance logged as unexpected: a 500 here means an outage error the mapper did not recognise. */
+  const unexpected: string[] = [];
 
   before(async () => {
     // Its own database, so that the instance's queues and the outage touch nothing of the run's.
@@ -95,7 +99,13 @@ describe('a database outage', function () {
     url.hostname = '127.0.0.1';
     url.port = String(relay.port);
     url.pathname = `/${name}`;
-    instance = await startInstance(url.toString());
+    const lines = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) if (JSON.parse(line).msg === 'unexpected error') unexpected.push(line);
+        done();
+      },
+    });
+    instance = await startInstance(url.toString(), {}, createLogger('error', lines));
     const account = await call('POST', '/admin/accounts', { auth: 'admin', baseUrl: instance.baseUrl, body: { email: 'outage@example.com', name: 'Outage' } });
     const created = await call('POST', `/admin/accounts/${account.body.data.id}/api-keys`, { auth: 'admin', baseUrl: instance.baseUrl, body: { name: 'Outage' } });
     key = created.body.data.plain_key;
@@ -115,6 +125,7 @@ describe('a database outage', function () {
     for (const { operationId, method, admin } of documentedOperations()) {
       const operation = api.getOperation(operationId) as Operation;
       const response = await call(method, pathOf(operation), { auth: admin ? 'admin' : key, baseUrl: instance.baseUrl, body: exampleBody(operation) });
+      expect(response.status, `${operationId}: ${unexpected.at(-1)}`).to.equal(503);
       expectError(response, 503, 'service_unavailable');
       expect(response.body.error.type, operationId).to.equal('api_error');
       expect(response.headers.get('retry-after'), operationId).to.equal('5');

@@ -74,7 +74,7 @@ describe('npm start with no DATABASE_URL', function () {
 
   it('keeps its data and seeds nothing on the next start', async () => {
     const saved = JSON.parse(await readFile(join(dataDir, 'credentials.json'), 'utf8'));
-    const second = await start(dataDir, /listening on/);
+    const second = await start(dataDir, /listening on \S+\s/);
     expect(second.output()).to.not.match(/API key:/);
     const baseUrl = /listening on (\S+)/.exec(second.output())?.[1] as string;
     const response = await call('GET', '/account', { auth: saved.api_key, baseUrl });

@@ -10,7 +10,10 @@ import { cli, cliEnv, cliJson } from './run-cli.ts';
 
 const email = () => `cli-${randomBase62(10).toLowerCase()}@example.com`;
 
-describe('dispatch: admin commands', () => {
+describe('dispatch: admin commands', function () {
+  // Every test here starts Node processes, each a second or more on a busy two-core machine.
+  this.timeout(60_000);
+
   it('accounts create, then accounts get, readable and as JSON', async () => {
     const address = email();
     const created = await cli(['accounts', 'create', '--email', address, '--name', 'Acme Logistics', '--company-name', 'Acme Ltd', '--country', 'GB', '--currency', 'EUR', '--balance', '25.5']);

@@ -31,7 +31,10 @@ function recipientsCsv(): { text: string; impossible: number; malformed: number 
   return { text: `${lines.join('\n')}\n`, impossible, malformed };
 }
 
-describe('dispatch bulk', () => {
+describe('dispatch bulk', function () {
+  // Every test here starts Node processes, each a second or more on a busy two-core machine.
+  this.timeout(60_000);
+
   it('sends 2,500 rows in 3 requests; some recipients fail: exit 4 with the right summary', async () => {
     const tenant = await sendingTenant({ balance: 100 });
     const { text, impossible, malformed } = recipientsCsv();

@@ -11,7 +11,10 @@ import { freePort } from '../../app/free-port.ts';
 
 const TO = '+14155550123';
 
-describe('dispatch: send and messages', () => {
+describe('dispatch: send and messages', function () {
+  // Every test here starts Node processes, each a second or more on a busy two-core machine.
+  this.timeout(60_000);
+
   let tenant: Tenant;
   before(async () => {
     tenant = await sendingTenant({ balance: 10 });

@@ -5,7 +5,10 @@ import { randomBase62 } from '../../domain/ids.ts';
 import { ADMIN_TOKEN, harness, TEST_WEBHOOK_ENV } from '../support/harness.ts';
 import { cli, cliEnv, finished, startCli } from './run-cli.ts';
 
-describe('dispatch serve and migrate', () => {
+describe('dispatch serve and migrate', function () {
+  // Every test here starts Node processes, each a second or more on a busy two-core machine.
+  this.timeout(60_000);
+
   it('serve starts Dispatch as npm start does (here on DATABASE_URL), and stops on SIGTERM with exit 0', async () => {
     const child = startCli(
       ['serve', '--port', '0', '--host', '127.0.0.1'],
@@ -16,7 +19,7 @@ describe('dispatch serve and migrate', () => {
     child.stdout.on('data', (chunk: string) => (stdout += chunk));
     const deadline = Date.now() + 30_000;
     let baseUrl: string | undefined;
-    while (!(baseUrl = /Dispatch listening on (\S+)/.exec(stdout)?.[1])) {
+    while (!(baseUrl = /Dispatch listening on (\S+)\s/.exec(stdout)?.[1])) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start: ${stdout}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { call, expectError } from '../support/client.ts';
-import { createTenant, storeMessages } from '../support/fixtures.ts';
+import { clearOfUtcMidnight, createTenant, storeMessages } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 
 describe('GET /account', () => {
@@ -31,6 +31,7 @@ describe('GET /balance', () => {
 
 describe('GET /usage', () => {
   it('totals messages and cost by status over the month by default', async () => {
+    await clearOfUtcMidnight();
     const tenant = await createTenant();
     await storeMessages(tenant, [
       { status: 'delivered', cost: '0.0075' },
@@ -48,6 +49,7 @@ describe('GET /usage', () => {
   });
 
   it('counts only today for period=day, and everything for period=all', async () => {
+    await clearOfUtcMidnight();
     const tenant = await createTenant();
     const longAgo = new Date(Date.UTC(2020, 0, 15));
     await harness.db('accounts').where({ id: tenant.accountId }).update({ created_at: new Date(Date.UTC(2020, 0, 1)) });

@@ -51,6 +51,7 @@ describe('GET /admin/routes and /admin/routes/{id}', () => {
     const list = await call('GET', '/admin/routes', { auth: 'admin' });
     expect(list.status).to.equal(200);
     const ids = list.body.data.data.map((r: { id: number }) => r.id);
+    expect(ids).to.include.members([a.id, b.id]);
     expect(ids.indexOf(a.id)).to.be.below(ids.indexOf(b.id));
     expect((await call('GET', `/admin/routes/${a.id}`, { auth: 'admin' })).body.data).to.deep.equal(a);
   });
@@ -118,27 +119,40 @@ describe('PUT and DELETE /admin/accounts/{id}/routes/{route_id}', () => {
 });
 
 describe('POST and DELETE /admin/blocklist', () => {
+  // A global entry blocks the number for every test of the run: a number of its own, never one
+  // that other tests send to, and removed even when the test fails.
+  const unusedNumber = () => `+4420${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
+  const unblock = (number: string, accountId?: string) =>
+    call('DELETE', `/admin/blocklist/${encodeURIComponent(number)}${accountId ? `?account_id=${accountId}` : ''}`, { auth: 'admin' });
+
   it('blocks a number for every account or for one, and unblocks it', async () => {
     const tenant = await createTenant();
-    const number = '+14155550188';
-    const global = await call('POST', '/admin/blocklist', { auth: 'admin', body: { number, reason: 'Complaint' } });
-    expect(global.status).to.equal(201);
-    expect(global.body.data).to.include({ object: 'blocklist_entry', number, account_id: null, reason: 'Complaint' });
-    const scoped = await call('POST', '/admin/blocklist', { auth: 'admin', body: { number, account_id: tenant.accountId } });
-    expect(scoped.body.data).to.include({ account_id: tenant.accountId, reason: null });
-    const removed = await call('DELETE', `/admin/blocklist/${encodeURIComponent(number)}?account_id=${tenant.accountId}`, { auth: 'admin' });
-    expect(removed.body.data).to.deep.equal({ id: scoped.body.data.id, object: 'blocklist_entry', deleted: true });
-    expect((await call('DELETE', `/admin/blocklist/${encodeURIComponent(number)}`, { auth: 'admin' })).body.data.id).to.equal(global.body.data.id);
+    const number = unusedNumber();
+    try {
+      const global = await call('POST', '/admin/blocklist', { auth: 'admin', body: { number, reason: 'Complaint' } });
+      expect(global.status).to.equal(201);
+      expect(global.body.data).to.include({ object: 'blocklist_entry', number, account_id: null, reason: 'Complaint' });
+      const scoped = await call('POST', '/admin/blocklist', { auth: 'admin', body: { number, account_id: tenant.accountId } });
+      expect(scoped.body.data).to.include({ account_id: tenant.accountId, reason: null });
+      const removed = await unblock(number, tenant.accountId);
+      expect(removed.body.data).to.deep.equal({ id: scoped.body.data.id, object: 'blocklist_entry', deleted: true });
+      expect((await unblock(number)).body.data.id).to.equal(global.body.data.id);
+    } finally {
+      await unblock(number);
+    }
   });
 
   it('answers 409 for a duplicate, 404 for an unknown account or entry, 400 for a number not in E.164', async () => {
-    const number = '+14155550189';
-    await call('POST', '/admin/blocklist', { auth: 'admin', body: { number } });
-    expectError(await call('POST', '/admin/blocklist', { auth: 'admin', body: { number } }), 409, 'conflict', 'number');
-    expectError(await call('POST', '/admin/blocklist', { auth: 'admin', body: { number, account_id: 'acct_000000000000000000000000' } }), 404, 'resource_not_found');
-    expectError(await call('POST', '/admin/blocklist', { auth: 'admin', body: { number: '4155550189' } }), 400, 'parameter_invalid', 'number');
-    expectError(await call('DELETE', `/admin/blocklist/${encodeURIComponent('+14155550100')}`, { auth: 'admin' }), 404, 'resource_not_found');
-    expectError(await call('DELETE', '/admin/blocklist/12345', { auth: 'admin' }), 400, 'parameter_invalid', 'number');
-    await call('DELETE', `/admin/blocklist/${encodeURIComponent(number)}`, { auth: 'admin' });
+    const number = unusedNumber();
+    try {
+      await call('POST', '/admin/blocklist', { auth: 'admin', body: { number } });
+      expectError(await call('POST', '/admin/blocklist', { auth: 'admin', body: { number } }), 409, 'conflict', 'number');
+      expectError(await call('POST', '/admin/blocklist', { auth: 'admin', body: { number, account_id: 'acct_000000000000000000000000' } }), 404, 'resource_not_found');
+      expectError(await call('POST', '/admin/blocklist', { auth: 'admin', body: { number: '4155550189' } }), 400, 'parameter_invalid', 'number');
+      expectError(await unblock(unusedNumber()), 404, 'resource_not_found');
+      expectError(await call('DELETE', '/admin/blocklist/12345', { auth: 'admin' }), 400, 'parameter_invalid', 'number');
+    } finally {
+      await unblock(number);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { call, expectError } from '../support/client.ts';
-import { createTenant, sendingTenant, storeMessages } from '../support/fixtures.ts';
+import { createTenant, eventually, sendingTenant, storeMessages } from '../support/fixtures.ts';
 import { harness, startInstance } from '../support/harness.ts';
 
 const RECEIVER = 'http://127.0.0.1:9/hooks';
@@ -87,11 +87,8 @@ describe('GET /events', () => {
     const [failedId] = await storeMessages(tenant, [{ status: 'pending' }]);
     const sent = await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: ['+14155550123', '+10005550100'], from: 'Dispatch', body: 'Hi' } });
     expect(sent.status).to.equal(201);
-    const deadline = Date.now() + 5000;
-    let events;
-    do {
-      events = await call('GET', '/events?type=message.failed', { auth: tenant.key });
-    } while (events.body.data.length < 2 && Date.now() < deadline);
+    // One recipient fails in the request, the other once the send job has run.
+    const events = await eventually(() => call('GET', '/events?type=message.failed', { auth: tenant.key }), (listed) => listed.body.data.length >= 2, { what: 'two message.failed events' });
     expect(events.status).to.equal(200);
     expect(events.body.data.map((e: { type: string }) => e.type)).to.deep.equal(['message.failed', 'message.failed']);
     expect(events.body.data[0].id).to.match(/^evt_/);

@@ -12,7 +12,7 @@ import {
   type Message,
 } from '../../sdk/index.ts';
 import { contractCheckingFetch } from '../support/client.ts';
-import { createAdminKey, createTenant, sendingTenant } from '../support/fixtures.ts';
+import { createAdminKey, createTenant, eventually, sendingTenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 
 // The SDK against the live Dispatch of the run: fixtures set tenants up through the admin API,
@@ -51,14 +51,8 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-async function waitFor(dispatch: Dispatch, id: string, status: Message['status']): Promise<Message> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const message = await dispatch.messages.get(id);
-    if (message.status === status) return message;
-    if (Date.now() > deadline) throw new Error(`message ${id} is still ${message.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+function waitFor(dispatch: Dispatch, id: string, status: Message['status']): Promise<Message> {
+  return eventually(() => dispatch.messages.get(id), (message) => message.status === status, { what: `message ${id} to be ${status}` });
 }
 
 describe('SDK against a live Dispatch', () => {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { ApiError, Dispatch, DispatchConnectionError, InvalidRequestError, RateLimitError } from '../../sdk/index.ts';
+import { ApiError, Dispatch, DispatchConnectionError, InvalidRequestError, RateLimitError, retryDelayMs } from '../../sdk/index.ts';
 
 // The SDK's retry rules against a tiny local server that answers whatever a test scripts.
 
@@ -58,13 +58,12 @@ async function scriptedServer(script: Scripted[]) {
   return { seen, baseUrl, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-async function timed<T>(run: () => Promise<T>): Promise<{ result: T | undefined; error: unknown; ms: number }> {
-  const started = performance.now();
+/** The call's result or its error. How long the SDK waits between attempts is retryDelayMs's to say (tested below), not a clock's. */
+async function outcome<T>(run: () => Promise<T>): Promise<{ result: T | undefined; error: unknown }> {
   try {
-    const result = await run();
-    return { result, error: undefined, ms: performance.now() - started };
+    return { result: await run(), error: undefined };
   } catch (error) {
-    return { result: undefined, error, ms: performance.now() - started };
+    return { result: undefined, error };
   }
 }
 
@@ -78,12 +77,10 @@ describe('SDK retries', () => {
   it('retries a 503 with backoff and answers the eventual success', async () => {
     server = await scriptedServer([failure(503, 'api_error', 'internal_error'), failure(503, 'api_error', 'internal_error'), ok(balance)]);
     const dispatch = new Dispatch({ apiKey: 'ds_live_mock', baseUrl: server.baseUrl });
-    const { result, error, ms } = await timed(() => dispatch.balance.get());
+    const { result, error } = await outcome(() => dispatch.balance.get());
     expect(error).to.equal(undefined);
     expect(result).to.deep.equal(balance);
     expect(server.seen).to.have.length(3);
-    // 0.5 s then 1 s, each minus up to 25 % jitter: about 1.1 to 1.5 s.
-    expect(ms).to.be.within(1000, 4000);
     expect(server.seen[0].headers.authorization).to.equal('Bearer ds_live_mock');
     expect(server.seen[0].headers['user-agent']).to.match(/^dispatch-sdk-typescript\//);
   });
@@ -91,7 +88,7 @@ describe('SDK retries', () => {
   it('gives up after maxRetries and throws the last error, typed', async () => {
     server = await scriptedServer([failure(503, 'api_error', 'internal_error')]);
     const dispatch = new Dispatch({ apiKey: 'ds_live_mock', baseUrl: server.baseUrl, maxRetries: 1 });
-    const { error } = await timed(() => dispatch.account.get());
+    const { error } = await outcome(() => dispatch.account.get());
     expect(error).to.be.instanceOf(ApiError);
     expect(error).to.include({ status: 503, type: 'api_error', code: 'internal_error', requestId: meta.request_id });
     expect(server.seen).to.have.length(2);
@@ -100,21 +97,19 @@ describe('SDK retries', () => {
   it('honours Retry-After on a 429', async () => {
     server = await scriptedServer([failure(429, 'rate_limit_error', 'rate_limit_exceeded', { 'retry-after': '1' }), ok(balance)]);
     const dispatch = new Dispatch({ apiKey: 'ds_live_mock', baseUrl: server.baseUrl });
-    const { result, ms } = await timed(() => dispatch.balance.get());
+    const { result } = await outcome(() => dispatch.balance.get());
     expect(result).to.deep.equal(balance);
     expect(server.seen).to.have.length(2);
-    expect(ms).to.be.within(950, 3000);
   });
 
   it('does not wait out a Retry-After beyond 60 seconds (a daily limit): it throws at once', async () => {
     server = await scriptedServer([failure(429, 'rate_limit_error', 'daily_limit_exceeded', { 'retry-after': '3600' }), ok(message, 201)]);
     const dispatch = new Dispatch({ apiKey: 'ds_live_mock', baseUrl: server.baseUrl });
-    const { error, ms } = await timed(() => dispatch.messages.send({ to: '+14155550123', from: 'Dispatch', body: 'Hi' }));
+    const { error } = await outcome(() => dispatch.messages.send({ to: '+14155550123', from: 'Dispatch', body: 'Hi' }));
     expect(error).to.be.instanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfter).to.equal(3600);
     expect((error as RateLimitError).code).to.equal('daily_limit_exceeded');
     expect(server.seen).to.have.length(1);
-    expect(ms).to.be.below(500);
   });
 
   it('sends every retry of a send with the same Idempotency-Key, generated when none is given', async () => {
@@ -144,7 +139,7 @@ describe('SDK retries', () => {
   it('never retries a create without an idempotency key after a 5xx, but does after a 429', async () => {
     server = await scriptedServer([failure(503, 'api_error', 'internal_error')]);
     const dispatch = new Dispatch({ apiKey: 'ds_live_mock', baseUrl: server.baseUrl });
-    const { error } = await timed(() => dispatch.webhooks.create({ url: 'https://example.com/hook' }));
+    const { error } = await outcome(() => dispatch.webhooks.create({ url: 'https://example.com/hook' }));
     expect(error).to.be.instanceOf(ApiError);
     expect(server.seen).to.have.length(1);
     await server.close();
@@ -158,7 +153,7 @@ describe('SDK retries', () => {
   it('never retries another 4xx', async () => {
     server = await scriptedServer([{ status: 400, body: { success: false, error: { type: 'invalid_request_error', code: 'parameter_invalid', message: 'bad', param: 'limit' }, meta } }]);
     const dispatch = new Dispatch({ apiKey: 'ds_live_mock', baseUrl: server.baseUrl });
-    const { error } = await timed(() => dispatch.messages.list({ limit: 2 }));
+    const { error } = await outcome(() => dispatch.messages.list({ limit: 2 }));
     expect(error).to.be.instanceOf(InvalidRequestError);
     expect(error).to.include({ status: 400, code: 'parameter_invalid', param: 'limit' });
     expect(server.seen).to.have.length(1);
@@ -168,7 +163,7 @@ describe('SDK retries', () => {
   it('types an answer without the error envelope (a proxy\'s 502 page) as an ApiError', async () => {
     server = await scriptedServer([{ status: 502, raw: '<html>Bad Gateway</html>' }]);
     const dispatch = new Dispatch({ apiKey: 'ds_live_mock', baseUrl: server.baseUrl, maxRetries: 0 });
-    const { error } = await timed(() => dispatch.account.get());
+    const { error } = await outcome(() => dispatch.account.get());
     expect(error).to.be.instanceOf(ApiError);
     expect(error).to.include({ status: 502, type: 'api_error', code: 'unexpected_response' });
     expect((error as Error).message).to.contain('Bad Gateway');
@@ -177,7 +172,7 @@ describe('SDK retries', () => {
   it('types a success that is not JSON as an ApiError rather than a SyntaxError', async () => {
     server = await scriptedServer([{ status: 200, raw: '<html>captive portal</html>' }]);
     const dispatch = new Dispatch({ apiKey: 'ds_live_mock', baseUrl: server.baseUrl });
-    const { error } = await timed(() => dispatch.balance.get());
+    const { error } = await outcome(() => dispatch.balance.get());
     expect(error).to.be.instanceOf(ApiError);
     expect(error).to.include({ status: 200, code: 'unexpected_response' });
     expect(server.seen).to.have.length(1);
@@ -196,11 +191,39 @@ describe('SDK retries', () => {
         return fetch(input, init);
       },
     });
-    const { error, ms } = await timed(() => dispatch.balance.get());
+    const { error } = await outcome(() => dispatch.balance.get());
     expect(error).to.be.instanceOf(DispatchConnectionError);
     expect(error).to.include({ status: 0, code: 'connection_error', requestId: null });
     expect((error as Error).cause).to.be.instanceOf(Error);
     expect(attempts).to.equal(2);
-    expect(ms).to.be.within(350, 3000);
+  });
+});
+
+describe('SDK retry delays (retryDelayMs)', () => {
+  const fields = { type: 'api_error' as const, message: 'scripted', requestId: null };
+  const serverError = new ApiError({ ...fields, status: 503, code: 'internal_error' });
+  const rateLimited = (retryAfter: number | null) => new RateLimitError({ ...fields, status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryAfter });
+  /** Many draws of a jittered delay: every one must fall in [low, high]. */
+  const draws = (run: () => number | null) => Array.from({ length: 200 }, run);
+
+  it('backs off 0.5 s, 1 s, 2 s ... capped at 8 s, each minus up to 25 % jitter', () => {
+    for (const [retry, full] of [[0, 500], [1, 1000], [2, 2000], [3, 4000], [4, 8000], [9, 8000]]) {
+      for (const delay of draws(() => retryDelayMs(serverError, retry, true))) expect(delay, `retry ${retry}`).to.be.within(full * 0.75, full);
+    }
+    for (const delay of draws(() => retryDelayMs(new DispatchConnectionError(new Error('refused')), 0, true))) expect(delay).to.be.within(375, 500);
+  });
+
+  it('waits exactly Retry-After on a 429, backs off when it is absent, and gives up beyond 60 s', () => {
+    expect(retryDelayMs(rateLimited(1), 0, false)).to.equal(1000);
+    expect(retryDelayMs(rateLimited(60), 3, false)).to.equal(60_000);
+    expect(retryDelayMs(rateLimited(61), 0, true)).to.equal(null);
+    expect(retryDelayMs(rateLimited(3600), 0, true)).to.equal(null);
+    for (const delay of draws(() => retryDelayMs(rateLimited(null), 1, false))) expect(delay).to.be.within(750, 1000);
+  });
+
+  it('never waits to repeat what must not be repeated: a 5xx of a call that is not idempotent, or another 4xx', () => {
+    expect(retryDelayMs(serverError, 0, false)).to.equal(null);
+    expect(retryDelayMs(new InvalidRequestError({ ...fields, status: 400, type: 'invalid_request_error', code: 'parameter_invalid' }), 0, true)).to.equal(null);
+    expect(retryDelayMs(new ApiError({ ...fields, status: 409, type: 'invalid_request_error', code: 'idempotency_key_in_use' }), 0, false)).to.be.within(375, 500);
   });
 });

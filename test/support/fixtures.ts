@@ -101,13 +101,34 @@ export async function sendingTenant(options: { balance?: number; routes?: RouteS
   return { ...tenant, routeIds };
 }
 
-/** Polls a message until `done` holds for it (through the API, validated like every answer). */
-export async function waitForMessage(tenant: Tenant, id: string, done: (message: any) => boolean, timeoutMs = 10_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Polls `probe` until `done` holds for what it answers, and answers that; throws with the last
+ * answer after `timeoutMs`. The deadline is generous on purpose: it only bounds a failing test.
+ */
+export async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, options: { timeoutMs?: number; what?: string } = {}): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   for (;;) {
-    const response = await call('GET', `/messages/${id}`, { auth: tenant.key });
-    if (done(response.body.data)) return response.body.data;
-    if (Date.now() > deadline) throw new Error(`message ${id} did not get there in time: ${JSON.stringify(response.body.data)}`);
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${options.what ?? 'a condition'}; last seen: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Polls a message until `done` holds for it (through the API, validated like every answer). */
+export async function waitForMessage(tenant: Tenant, id: string, done: (message: any) => boolean, timeoutMs = 10_000): Promise<any> {
+  const read = async () => (await call('GET', `/messages/${id}`, { auth: tenant.key })).body.data;
+  return eventually(read, done, { timeoutMs, what: `message ${id}` });
+}
+
+/**
+ * Waits out the last `marginMs` of a UTC day, so that a test counting "today" or "this month"
+ * (daily limits, usage periods, Retry-After to midnight) cannot straddle midnight, when the
+ * server's day and month turn over between two of its requests. Days and months both end at
+ * UTC midnight.
+ */
+export async function clearOfUtcMidnight(marginMs = 5_000): Promise<void> {
+  const now = Date.now();
+  const untilMidnight = 86_400_000 - (now % 86_400_000);
+  if (untilMidnight < marginMs) await new Promise((resolve) => setTimeout(resolve, untilMidnight + 50));
 }

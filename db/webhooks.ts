@@ -15,7 +15,7 @@ export interface EndpointRow {
   last_failure_at: Date | null;
   disabled_at: Date | null;
   deleted_at: Date | null;
-  /** Since when its attempts succeed promptly; null while on probation (new, or its last attempt failed or was slow). */
+  /** Since when its attempts end promptly; null while on probation (new, or its last attempt was slow). */
   prompt_since: Date | null;
   created_at: Date;
 }
@@ -129,14 +129,19 @@ export async function listAttempts(db: Knex, endpointId: string, page: PageReque
   return fetchPage<AttemptRow>(db, db<AttemptRow>('webhook_attempts').where({ endpoint_id: endpointId }), page);
 }
 
-/** A success resets the count of failed deliveries; only a prompt one ends the endpoint's probation. */
-export async function recordEndpointSuccess(db: Knex, id: string, prompt: boolean): Promise<void> {
-  await db('webhook_endpoints').where({ id }).update({ failure_count: 0, last_success_at: db.fn.now(), prompt_since: prompt ? db.raw('coalesce(prompt_since, now())') : null });
-}
-
-/** A failed attempt puts the endpoint on probation. */
-export async function recordEndpointFailedAttempt(db: Knex, id: string): Promise<void> {
-  await db('webhook_endpoints').where({ id }).update({ last_failure_at: db.fn.now(), prompt_since: null });
+/**
+ * Records an attempt on its endpoint: a success resets the count of failed deliveries; a prompt
+ * attempt starts (or continues) its run of prompt answers, any other ends it. Answers its standing.
+ */
+export async function recordEndpointAttempt(db: Knex, id: string, attempt: { succeeded: boolean; prompt: boolean }): Promise<Pick<EndpointRow, 'prompt_since'>> {
+  const [row] = await db('webhook_endpoints')
+    .where({ id })
+    .update({
+      ...(attempt.succeeded ? { failure_count: 0, last_success_at: db.fn.now() } : { last_failure_at: db.fn.now() }),
+      prompt_since: attempt.prompt ? db.raw('coalesce(prompt_since, now())') : null,
+    })
+    .returning('prompt_since');
+  return row;
 }
 
 /** Counts one more failed delivery in a row; answers the new count. */

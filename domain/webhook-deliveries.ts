@@ -9,8 +9,7 @@ import {
   finishDelivery,
   insertAttempt,
   isStranded,
-  recordEndpointFailedAttempt,
-  recordEndpointSuccess,
+  recordEndpointAttempt,
   strandedDeliveryIds,
   type DeliveryRow,
   type EndpointRow,
@@ -22,7 +21,7 @@ export interface DeliveryRules {
   retrySchedule: number[];
   /** Consecutive failed deliveries after which an endpoint is disabled. */
   disableAfter: number;
-  /** The acknowledgement deadline of one attempt; a success that took more than half of it is slow. */
+  /** The acknowledgement deadline of one attempt; an attempt that took more than half of it is slow. */
   timeoutMs: number;
 }
 
@@ -35,8 +34,9 @@ export interface AttemptResult {
 
 /**
  * An endpoint is on probation (one attempt at a time, never by the workers reserved for prompt
- * endpoints) until an attempt succeeds promptly, and again from any failed or slow attempt, so
- * that an endpoint that hangs holds as little as it can of what the others need.
+ * endpoints) until an attempt ends promptly, within half the deadline, whether it succeeded or
+ * not, and again from any attempt that does not. What an endpoint takes from the others is the
+ * time its attempts hold a worker, so that, not its answers, decides its lane.
  */
 export const laneOf = (endpoint: Pick<EndpointRow, 'prompt_since'>): DeliveryLane => (endpoint.prompt_since === null ? 'probation' : 'prompt');
 
@@ -75,16 +75,14 @@ export async function recordWebhookAttempt(db: Knex, jobs: JobQueue, rules: Deli
       error: result.error,
       duration_ms: Math.round(result.durationMs),
     });
+    const standing = await recordEndpointAttempt(trx, delivery.endpoint_id, { succeeded: result.ok, prompt: result.durationMs <= rules.timeoutMs / 2 });
     if (result.ok) {
       await finishDelivery(trx, deliveryId, 'succeeded', attempt);
-      await recordEndpointSuccess(trx, delivery.endpoint_id, result.durationMs <= rules.timeoutMs / 2);
       return;
     }
-    await recordEndpointFailedAttempt(trx, delivery.endpoint_id);
     if (attempt < rules.retrySchedule.length) {
       await countAttempt(trx, deliveryId, attempt);
-      // The failure has just put the endpoint on probation: the retry waits there.
-      await enqueueAttempt(trx, jobs, delivery, 'probation', new Date(Date.now() + rules.retrySchedule[attempt] * 1000));
+      await enqueueAttempt(trx, jobs, delivery, laneOf(standing), new Date(Date.now() + rules.retrySchedule[attempt] * 1000));
       return;
     }
     await abandonAndCount(trx, rules, delivery, attempt);

@@ -62,7 +62,7 @@ export async function attemptDelivery(deps: WebhookDependencies, deliveryId: num
  * another. Jobs are grouped by endpoint, and pg-boss caps the attempts in flight per endpoint
  * across every process (ENDPOINT_CONCURRENCY: 4, or 1 on probation). The reserved workers take
  * only prompt-lane jobs; the shared ones take any, prompt-lane first. So endpoints that are new,
- * failing or slow hold at most SHARED_WORKERS attempts at once (one each), each for at most
+ * slow or hanging hold at most SHARED_WORKERS attempts at once (one each), each for at most
  * WEBHOOK_TIMEOUT_MS, and never a reserved worker; an endpoint that was prompt and starts to hang
  * holds at most 4 workers for one deadline before its jobs move to probation.
  */

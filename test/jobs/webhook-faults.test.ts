@@ -8,14 +8,17 @@ import { allSettled, attemptsOf, deliveriesOf, endpointRow, waitUntil } from '..
 const SCHEDULE = TEST_WEBHOOK_ENV.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number);
 const recipients = (count: number, from: number) => Array.from({ length: count }, (_, i) => `+1415555${String(from + i)}`);
 
-/** Receiver faults, the answer that plays each, and how its every attempt is recorded. */
-const FAULTS: Array<{ fault: string; answer: Answer; statusCode: number | null; error: string | RegExp }> = [
-  { fault: 'hangs', answer: 'hang', statusCode: null, error: 'no answer within 1000 ms' },
-  { fault: 'answers 302', answer: 302, statusCode: 302, error: 'redirect (302) not followed' },
-  { fault: 'answers 410', answer: 410, statusCode: 410, error: 'HTTP 410' },
-  { fault: 'closes the connection mid-body', answer: 'close-mid-body', statusCode: 200, error: /^response interrupted/ },
-  { fault: 'answers after the deadline', answer: { status: 200, afterMs: 1500 }, statusCode: null, error: 'no answer within 1000 ms' },
-  { fault: 'sends its headers and stalls the body', answer: 'stall', statusCode: 200, error: 'no answer within 1000 ms (status 200 received, body unfinished)' },
+/**
+ * Receiver faults, the answer that plays each, how its every attempt is recorded, and whether
+ * the endpoint ends on probation (its attempts held a worker for the deadline) or not.
+ */
+const FAULTS: Array<{ fault: string; answer: Answer; statusCode: number | null; error: string | RegExp; probation: boolean }> = [
+  { fault: 'hangs', answer: 'hang', statusCode: null, error: 'no answer within 1000 ms', probation: true },
+  { fault: 'answers 302', answer: 302, statusCode: 302, error: 'redirect (302) not followed', probation: false },
+  { fault: 'answers 410', answer: 410, statusCode: 410, error: 'HTTP 410', probation: false },
+  { fault: 'closes the connection mid-body', answer: 'close-mid-body', statusCode: 200, error: /^response interrupted/, probation: false },
+  { fault: 'answers after the deadline', answer: { status: 200, afterMs: 1500 }, statusCode: null, error: 'no answer within 1000 ms', probation: true },
+  { fault: 'sends its headers and stalls the body', answer: 'stall', statusCode: 200, error: 'no answer within 1000 ms (status 200 received, body unfinished)', probation: true },
 ];
 
 describe('webhook receiver faults', function () {
@@ -53,7 +56,7 @@ describe('webhook receiver faults', function () {
     expect(stillPending.filter(Boolean).length).to.be.above(0);
 
     await waitUntil('every faulty delivery settled', async () => (await Promise.all(endpoints.map(({ id }) => allSettled(id, 1)))).every(Boolean), 40_000);
-    for (const [index, { fault, statusCode, error }] of FAULTS.entries()) {
+    for (const [index, { fault, statusCode, error, probation }] of FAULTS.entries()) {
       const { id, receiver } = endpoints[index];
       const [delivery] = await deliveriesOf(id);
       expect(delivery, fault).to.include({ status: 'abandoned', attempts: SCHEDULE.length });
@@ -65,7 +68,9 @@ describe('webhook receiver faults', function () {
       for (let n = 1; n < SCHEDULE.length; n++) {
         expect(receiver.received[n].receivedAt - receiver.received[n - 1].receivedAt, `${fault}: attempt ${n + 1}`).to.be.at.least(SCHEDULE[n] * 1000);
       }
-      expect(await endpointRow(id), fault).to.include({ failure_count: 1, is_active: true, prompt_since: null });
+      const row = await endpointRow(id);
+      expect(row, fault).to.include({ failure_count: 1, is_active: true });
+      expect(row.prompt_since === null, `${fault}: on probation`).to.equal(probation);
     }
   });
 

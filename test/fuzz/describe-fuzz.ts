@@ -27,7 +27,11 @@ const shown = (request: FuzzRequest) => JSON.stringify({ ...request, auth: reque
 /** No 5xx, and a validation refusal never shows a regular expression. */
 function expectHandled(request: FuzzRequest, response: ApiResponse): void {
   expect(response.status, `answered ${JSON.stringify(response.body).slice(0, 500)} to ${shown(request)}`).to.be.below(500);
-  if (response.status === 400) expect(response.body.error.message, shown(request)).to.not.match(/\(\^|\$\)|\[0-9\]/);
+  if (response.status === 400) {
+    // The field's own name may hold anything the fuzzer sent; the rest of the message may not show a pattern.
+    const { message, param } = response.body.error;
+    expect(param ? message.replaceAll(param, '') : message, shown(request)).to.not.match(/\(\^|\$\)|\[0-9\]/);
+  }
 }
 
 /**

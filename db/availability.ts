@@ -10,6 +10,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
     const { code, message } = current as Error & { code?: unknown };
     if (typeof code === 'string' && (CONNECTION_CODES.has(code) || SERVER_CODES.test(code))) return true;
+    // A FATAL error ends the session: the server refused or dropped the connection (a database
+    // closed to connections, too many clients), whatever its code.
+    if ((current as Error & { severity?: unknown }).severity === 'FATAL') return true;
     // knex (tarn) gives up waiting for a pooled connection; pg reports a connection that ended under
     // it (knex prefixes a failed query's message with its SQL and ' - ', so the match is not anchored).
     if (current.name === 'KnexTimeoutError' || /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/.test(message)) return true;

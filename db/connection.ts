@@ -13,8 +13,11 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
 export function connect(databaseUrl: string, poolMax = 10, options: { durable?: boolean } = {}): Knex {
   return knexPkg({
     client: 'pg',
-    connection: { connectionString: databaseUrl, application_name: 'dispatch', ...(options.durable === false && { options: '-c synchronous_commit=off' }) },
+    // A server that does not answer must not hold a request for long: connecting gives up after
+    // 5 s and waiting for a pooled connection after 10 s, and the caller answers 503.
+    connection: { connectionString: databaseUrl, application_name: 'dispatch', connectionTimeoutMillis: 5000, ...(options.durable === false && { options: '-c synchronous_commit=off' }) },
     pool: { min: 0, max: poolMax },
+    acquireConnectionTimeout: 10_000,
   });
 }
 

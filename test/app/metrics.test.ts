@@ -17,7 +17,9 @@ const sample = (text: string, pattern: RegExp): number => {
 };
 
 describe('GET /metrics', () => {
-  it('exposes request, upstream, queue, message, webhook and ledger figures in Prometheus text format', async () => {
+  it('exposes request, upstream, queue, message, webhook and ledger figures in Prometheus text format', async function () {
+    // It starts a second Dispatch (pg-boss, workers), which may take seconds on a busy machine.
+    this.timeout(60_000);
     const tenant = await sendingTenant({ routes: [{ price: 0.01, config: { outcome: 'unavailable' } }, { price: 0.01 }] });
     const [unavailable, healthy] = tenant.routeIds;
     const before = await scrape();

@@ -44,7 +44,9 @@ describe('POST /admin/accounts', () => {
     });
   }
 
-  it('is off, answering 401, when no ADMIN_TOKEN is configured', async () => {
+  it('is off, answering 401, when no ADMIN_TOKEN is configured', async function () {
+    // It starts a second Dispatch (pg-boss, workers), which may take seconds on a busy machine.
+    this.timeout(60_000);
     const instance = await startInstance(harness.database.url, { ADMIN_TOKEN: '' });
     try {
       const response = await call('POST', '/admin/accounts', { auth: 'admin', baseUrl: instance.baseUrl, body: { email: email(), name: 'x' } });

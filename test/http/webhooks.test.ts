@@ -41,7 +41,9 @@ describe('POST /webhooks/create', () => {
     });
   }
 
-  it('refuses URLs on private or loopback addresses unless the operator allows them', async () => {
+  it('refuses URLs on private or loopback addresses unless the operator allows them', async function () {
+    // It starts a second Dispatch (pg-boss, workers), which may take seconds on a busy machine.
+    this.timeout(60_000);
     const strict = await startInstance(harness.database.url, { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' });
     try {
       const tenant = await createTenant();

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { planSegments } from '../../domain/encoding.ts';
 import { decodeGsm7 } from '../../providers/gsm7-bytes.ts';
 import { checkSmppConfig, concatUdh, createSmppProvider, describeStatus, type SmppConfig, type SmppOptions } from '../../providers/smpp.ts';
@@ -446,37 +448,32 @@ describe('SMPP provider', () => {
   });
 
   describe('closing', () => {
-    const resources = (): string[] => process.getActiveResourcesInfo().filter((name) => name === 'Timeout' || name === 'TCPSocketWrap' || name === 'TLSWrap');
-    // Mocha arms the test's own timeout once the test function has returned its promise.
-    const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    /** The provider in a process of its own, which must exit by itself once the provider is closed. */
+    function isolated(password: string, mode: 'submit' | 'refused') {
+      const child = spawn(process.execPath, [fileURLToPath(new URL('./programs/smpp-close.ts', import.meta.url)), String(smsc.port), password, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      return { child, exited, output: () => output };
+    }
 
     it('unbinds politely and leaves no timers or sockets behind', async () => {
-      await settle();
-      const before = resources();
-      const provider = connect({}, { enquireLinkMs: 50 });
-      await provider.submit(message('hello'));
-
-      await provider.close();
+      const run = isolated(FakeSmsc.PASSWORD, 'submit');
+      expect(await run.exited).to.equal(0);
+      expect(run.output()).to.equal('accepted\n');
       await smsc.waitFor(() => smsc.sessions === 0);
-      await settle();
-
       expect(smsc.unbinds).to.equal(1);
-      expect(resources()).to.deep.equal(before);
     });
 
-    it('stops retrying a refused bind when closed', async () => {
-      await settle();
-      const before = resources();
-      const provider = connect({ password: 'wrong' });
+    it('stops retrying a refused bind when closed, leaving nothing behind', async () => {
+      const run = isolated('wrong', 'refused');
       await smsc.waitFor(() => smsc.refusedBinds >= 2);
-
-      await provider.close();
+      run.child.stdin.write('close\n');
+      // The process ending by itself is the proof: a rebind timer still armed would keep it alive.
+      expect(await run.exited).to.equal(0);
       const refused = smsc.refusedBinds;
       await smsc.waitFor(() => smsc.sessions === 0);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-
       expect(smsc.refusedBinds).to.equal(refused);
-      expect(resources()).to.deep.equal(before);
     });
 
     it('answers retryable to a submit after close', async () => {

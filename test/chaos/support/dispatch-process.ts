@@ -102,14 +102,15 @@ export class DispatchProcess {
     await this.#exited;
   }
 
-  /** SIGTERM, and SIGKILL when it has not exited within `graceMs`. */
+  /** SIGTERM, and SIGKILL when it has not exited within `graceMs`; then closes the log. */
   async stop(graceMs = 20_000): Promise<void> {
-    if (!this.running) return;
-    this.#child?.kill('SIGTERM');
-    const timer = setTimeout(() => this.#child?.kill('SIGKILL'), graceMs);
-    await this.#exited;
-    clearTimeout(timer);
-    await new Promise<void>((done) => this.#log.end(done));
+    if (this.running) {
+      this.#child?.kill('SIGTERM');
+      const timer = setTimeout(() => this.#child?.kill('SIGKILL'), graceMs);
+      await this.#exited;
+      clearTimeout(timer);
+    }
+    if (!this.#log.writableEnded) await new Promise<void>((done) => this.#log.end(done));
   }
 
   /** The end of the process's output, for a failure message. */

@@ -5,6 +5,7 @@ import { blockedAmong } from '../db/blocklist.ts';
 import { applyBalanceChange } from '../db/ledger.ts';
 import { insertMessages, type MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
+import { sendJobOptions } from '../db/send-groups.ts';
 import { activeAccountRoutes, type RouteRow } from '../db/routes.ts';
 import { findApprovedSender } from '../db/senders.ts';
 import { codePointLength, MAX_BODY_CODE_POINTS, planSegments, type SegmentPlan } from './encoding.ts';
@@ -91,7 +92,7 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
 
   const cost = multiply(routes[0].price_per_segment, plan.segments);
   const [stored] = await insertMessages(trx, [newMessage(sender, request, request.to, plan, cost)]);
-  await jobs.enqueue(trx, 'sendMessage', { message_id: stored.id });
+  await jobs.enqueue(trx, 'sendMessage', { message_id: stored.id }, sendJobOptions(routes[0].id));
   // Charged last: the account's row stays locked from this update to the commit, so concurrent
   // sends of one account wait on each other for as short a time as possible.
   if (cost !== '0.0000') {
@@ -127,7 +128,7 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
   const items = request.recipients.map((to) => {
     const routes = routesFor(accountRoutes, to, request.route_id);
     const problem = recipientProblem(to, blocked, routes);
-    return { to, problem, cost: problem ? '0.0000' : multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') };
+    return { to, problem, routeId: routes[0]?.id, cost: problem ? '0.0000' : multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') };
   });
   const sendable = items.filter((item) => item.problem === null);
   await checkSendLimits(trx, sender.apiKey, sendable.length);
@@ -153,7 +154,7 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
   });
   const stored = await insertMessages(trx, rows);
   await recordEvents(trx, jobs, stored.filter((message) => message.status === 'failed').map((message) => ({ message, type: 'message.failed' as const })));
-  await jobs.enqueueMany(trx, 'sendMessage', accepted.map((item) => ({ message_id: item.id })));
+  await jobs.enqueueMany(trx, 'sendMessage', accepted.map((item) => ({ message_id: item.id })), (_, index) => sendJobOptions(accepted[index].routeId as number));
   const byId = new Map(stored.map((message) => [message.id, message]));
   return { messages: items.map((item) => byId.get(item.id) as MessageRow), accepted: accepted.length, failed: items.length - accepted.length };
 }

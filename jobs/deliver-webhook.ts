@@ -7,6 +7,7 @@ import { QUEUES } from '../db/queues.ts';
 import { abandonDelivery, findDelivery } from '../db/webhooks.ts';
 import { laneOf, moveToLane, recordWebhookAttempt, type DeliveryRules } from '../domain/webhook-deliveries.ts';
 import { signPayload, SIGNATURE_HEADER } from '../domain/webhook-signature.ts';
+import { startSingleJobWorker } from './single-job-worker.ts';
 import { postWebhook } from './webhook-post.ts';
 
 export interface WebhookSettings extends DeliveryRules {
@@ -69,7 +70,7 @@ export async function attemptDelivery(deps: WebhookDependencies, deliveryId: num
 const RESERVED_WORKERS = 16;
 const SHARED_WORKERS = 16;
 
-const LANE_WORK: WorkOptions = { batchSize: 1, groupConcurrency: ENDPOINT_CONCURRENCY };
+const LANE_WORK: WorkOptions = { groupConcurrency: ENDPOINT_CONCURRENCY };
 // Prompt-lane jobs are due at once, so a NOTIFY wakes the reserved workers; polling is only the
 // backstop. Retries are due later, with no NOTIFY, so the shared workers poll every second.
 const RESERVED = { ...LANE_WORK, minPriority: LANE_PRIORITY.prompt, pollingIntervalSeconds: 5, notifyPollingIntervalSeconds: 5 };
@@ -85,22 +86,6 @@ export async function startWebhookWorker(boss: PgBoss, deps: WebhookDependencies
       throw error;
     }
   };
-  for (let i = 0; i < RESERVED_WORKERS; i++) await startWorker(boss, RESERVED, handle);
-  for (let i = 0; i < SHARED_WORKERS; i++) await startWorker(boss, SHARED, handle);
-}
-
-/**
- * One pg-boss worker that, having run a job, fetches the next at once rather than after its
- * polling interval (pg-boss bursts only for batches of more than one): an endpoint's next job
- * may start as soon as one of its slots frees.
- */
-async function startWorker(boss: PgBoss, options: WorkOptions, handle: (job: Job<{ delivery_id: number }>) => Promise<void>): Promise<void> {
-  let workerId = '';
-  workerId = await boss.work<{ delivery_id: number }>(QUEUES.deliverWebhook.name, options, async ([job]) => {
-    try {
-      await handle(job);
-    } finally {
-      boss.notifyWorker(workerId);
-    }
-  });
+  for (let i = 0; i < RESERVED_WORKERS; i++) await startSingleJobWorker(boss, QUEUES.deliverWebhook.name, RESERVED, handle);
+  for (let i = 0; i < SHARED_WORKERS; i++) await startSingleJobWorker(boss, QUEUES.deliverWebhook.name, SHARED, handle);
 }

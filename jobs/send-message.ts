@@ -1,6 +1,8 @@
 import type { PgBoss } from 'pg-boss';
 import { QUEUES } from '../db/queues.ts';
+import { ROUTE_CONCURRENCY } from '../db/send-groups.ts';
 import { submitMessage, type SubmitDependencies } from '../domain/submission.ts';
+import { startSingleJobWorker } from './single-job-worker.ts';
 
 export interface SendDependencies extends SubmitDependencies {
   /** An unexpected failure while sending; the job is retried. */
@@ -8,37 +10,27 @@ export interface SendDependencies extends SubmitDependencies {
 }
 
 /**
- * Each of LOCAL_WORKERS fetches BATCH_SIZE jobs and sends them concurrently, fetching again at
- * once while batches come back full (a backlog drains without polling pauses). A hanging upstream
- * holds only the worker whose batch it is in, for at most its timeout.
+ * Each worker sends one message at a time, so that no message waits for another's upstream, and
+ * the jobs of one first-choice route hold at most ROUTE_CONCURRENCY of them: with twice as many
+ * workers, a hanging route leaves at least half of them to every other route.
  */
-const BATCH_SIZE = 4;
-const LOCAL_WORKERS = 8;
+const SEND_WORKERS = 2 * ROUTE_CONCURRENCY;
 
 export async function startSendWorker(boss: PgBoss, deps: SendDependencies): Promise<void> {
-  await boss.work(
-    QUEUES.sendMessage.name,
-    {
-      batchSize: BATCH_SIZE,
-      localConcurrency: LOCAL_WORKERS,
-      burstWhenBatchFull: true,
-      includeMetadata: true,
-      perJobResults: true,
-      // New jobs wake a worker through NOTIFY; this poll only picks up retries whose delay has passed.
-      notifyPollingIntervalSeconds: 2,
-    },
-    (jobs) =>
-      Promise.all(
-        jobs.map(async (job) => {
-          const { message_id: messageId } = job.data as { message_id: string };
-          const outcome = await submitMessage(deps, messageId, job.retryCount >= job.retryLimit).catch((error: unknown) => {
-            deps.onError(error, messageId);
-            return error;
-          });
-          if (outcome === 'done') return { id: job.id, status: 'completed' as const };
-          // pg-boss retries a failed job with backoff until its retry limit.
-          return { id: job.id, status: 'failed' as const, output: { reason: outcome === 'retry' ? 'no eligible route took the message yet' : String(outcome) } };
-        }),
-      ),
-  );
+  const options = {
+    groupConcurrency: ROUTE_CONCURRENCY,
+    // New jobs wake a worker through NOTIFY; this poll only picks up retries whose delay has passed.
+    notifyPollingIntervalSeconds: 2,
+  };
+  for (let i = 0; i < SEND_WORKERS; i++) {
+    await startSingleJobWorker<{ message_id: string }>(boss, QUEUES.sendMessage.name, options, async (job) => {
+      const messageId = job.data.message_id;
+      const outcome = await submitMessage(deps, messageId, job.retryCount >= job.retryLimit).catch((error: unknown) => {
+        deps.onError(error, messageId);
+        throw error;
+      });
+      // Thrown, the job fails and pg-boss retries it with backoff until its retry limit.
+      if (outcome === 'retry') throw new Error('no eligible route took the message yet');
+    });
+  }
 }

@@ -15,6 +15,7 @@ import type { AuthDependencies } from './auth.ts';
 import { createApp } from './api.ts';
 import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
+import { startKeyCache } from './key-cache.ts';
 import { KeyUsageRecorder } from './key-usage.ts';
 import { Metrics } from './metrics.ts';
 import type { Logger } from './logger.ts';
@@ -44,8 +45,9 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   const metrics = new Metrics(db);
   const keyUsage = new KeyUsageRecorder(db, KEY_USAGE_FLUSH_MS, (error) => logger.error({ err: error }, 'could not record key use'));
   keyUsage.start();
+  const keyCache = await startKeyCache(db, databaseUrl, logger);
   const auth: AuthDependencies = {
-    db,
+    keys: keyCache.cache,
     rateLimiter: new KeyRateLimiter(counters),
     keyUsage,
     trustProxy: config.trustProxy,
@@ -89,6 +91,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     jobs,
     providers,
     onError: (error, messageId) => logger.error({ err: error, message_id: messageId }, 'send failed unexpectedly; the job will be retried'),
+    onFailed: (messageId, error) => logger.warn({ message_id: messageId, code: error.code, reason: error.message }, 'message failed and was refunded'),
     onSubmit: (routeId, outcome, durationMs) => {
       metrics.upstreamDuration.observe({ route: String(routeId), outcome: outcome.status }, durationMs / 1000);
       if (outcome.status !== 'accepted') metrics.upstreamErrors.inc({ route: String(routeId), code: outcome.code });
@@ -126,6 +129,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       await boss.stop({ graceful: true, timeout: SHUTDOWN_GRACE_MS });
       await providers.close();
       await keyUsage.stop();
+      await keyCache.stop();
       await Promise.all([db.destroy(), counters.destroy()]);
     })();
     return stopping;

@@ -20,7 +20,11 @@ export interface SubmitDependencies {
   providers: { get(route: RouteRow): Provider };
   /** Every submission to an upstream, for metrics. */
   onSubmit?: (routeId: number, outcome: SubmitOutcome, durationMs: number) => void;
+  /** A message given up on: it failed and was refunded (logged once, for the operator). */
+  onFailed?: (messageId: string, error: MessageError) => void;
 }
+
+type MessageError = NonNullable<MessageRow['error']>;
 
 const DIED_MID_SUBMIT = 'Dispatch stopped before the upstream answered';
 
@@ -66,14 +70,18 @@ async function submitOnce(provider: Provider, outbound: OutboundMessage): Promis
  */
 export async function submitMessage(deps: SubmitDependencies, messageId: string, retriesSpent: boolean): Promise<'done' | 'retry'> {
   const { db, jobs } = deps;
+  const fail = async (error: MessageError, result?: Parameters<typeof recordFailure>[4]) => {
+    await retryOnOutage(() => recordFailure(db, jobs, messageId, error, result));
+    deps.onFailed?.(messageId, error);
+    return 'done' as const;
+  };
   const message = await findMessageById(db, messageId);
   if (!message || message.status !== 'pending') return 'done';
   const lastTry = retriesSpent || Date.now() - message.created_at.getTime() >= SEND_WINDOW_MS;
   const eligible = routesFor(await activeAccountRoutes(db, message.account_id), message.to, message.requested_route_id);
   const routes = message.attempts === 0 ? eligible : await routesAfterEarlierTries(db, await submissionsOf(db, message.id), eligible);
   if (!Array.isArray(routes)) {
-    await recordFailure(db, jobs, message.id, routes.failWith);
-    return 'done';
+    return fail(routes.failWith);
   }
   const outbound = outboundOf(message);
   let lastProblem = 'no active route of the account covers this number any more.';
@@ -101,13 +109,11 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
     }
     const result = { ...submission, outcome: outcome.status, errorCode: outcome.code, errorMessage: outcome.message };
     if (outcome.status === 'rejected') {
-      await retryOnOutage(() => recordFailure(db, jobs, message.id, { type: 'provider_error', code: outcome.code, message: outcome.message }, result));
-      return 'done';
+      return fail({ type: 'provider_error', code: outcome.code, message: outcome.message }, result);
     }
     const rule = outcome.status === 'unknown' ? afterUnknownOutcome(route) : 'fail_over';
     if (rule === 'fail' || (rule === 'retry_same_route' && lastTry)) {
-      await retryOnOutage(() => recordFailure(db, jobs, message.id, unknownOutcomeError(route.id, outcome.message), result));
-      return 'done';
+      return fail(unknownOutcomeError(route.id, outcome.message), result);
     }
     await retryOnOutage(() => settleSubmission(db, attemptId, result));
     if (rule === 'retry_same_route') return 'retry';
@@ -115,8 +121,7 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
   }
 
   if (!lastTry) return 'retry';
-  await recordFailure(db, jobs, message.id, { type: 'provider_error', code: 'provider_unavailable', message: `No route could take the message; last: ${lastProblem}` });
-  return 'done';
+  return fail({ type: 'provider_error', code: 'provider_unavailable', message: `No route could take the message; last: ${lastProblem}` });
 }
 
 function outboundOf(message: MessageRow): OutboundMessage {

@@ -5,7 +5,7 @@ import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { handlers } from '../handlers/index.ts';
 import type { AdminCaller, CustomerCaller, Services } from '../handlers/types.ts';
-import { authenticateAdmin, authenticateCustomer, type AuthDependencies } from './auth.ts';
+import { authenticateAdmin, authenticateCustomer, forgetChangedKeys, type AuthDependencies } from './auth.ts';
 import { errorBody, successBody } from './envelope.ts';
 import { docsRouter } from './docs.ts';
 import { fromValidationErrors, toApiError } from './error-response.ts';
@@ -83,6 +83,7 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
     },
     postResponseHandler: (c: BackendContext, _req: Request, res: Response) => {
       const result = c.response as HandlerResult;
+      forgetChangedKeys(deps.auth, c.security?.apiKey as Caller | undefined, (c.operation as Record<string, unknown>)['x-required-scope']);
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       res.status(result.status).json(successBody(res.locals.requestId, result.data, result.pagination));
     },

@@ -1,17 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Knex } from 'knex';
-import { findKeyByHash } from '../db/api-keys.ts';
 import { allowlistOf } from '../domain/api-keys.ts';
 import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../domain/api-key-secret.ts';
 import { forbidden, tooManyRequests, unauthorized } from '../domain/errors.ts';
 import type { AdminCaller, CustomerCaller } from '../handlers/types.ts';
 import { clientIp } from './client-ip.ts';
+import type { KeyCache } from './key-cache.ts';
 import type { KeyUsageRecorder } from './key-usage.ts';
 import { rateLimitHeaders, type KeyRateLimiter } from './rate-limit.ts';
 
 export interface AuthDependencies {
-  db: Knex;
+  keys: KeyCache;
   rateLimiter: KeyRateLimiter;
   keyUsage: KeyUsageRecorder;
   trustProxy: boolean;
@@ -40,7 +39,7 @@ export async function authenticateCustomer(
   if (token === undefined) throw unauthorized('No API key provided. Send it as `Authorization: Bearer ds_live_...`.');
   if (!isWellFormedApiKey(token)) throw unauthorized('Invalid API key provided.');
   const hash = hashApiKey(token);
-  const found = await findKeyByHash(deps.db, hash);
+  const found = await deps.keys.find(hash);
   if (!found || !hashesEqual(found.key.key_hash, hash) || found.key.revoked_at !== null) throw unauthorized('Invalid API key provided.');
   const { key, account } = found;
   if (key.expires_at !== null && key.expires_at <= new Date()) throw unauthorized('This API key has expired.');
@@ -60,6 +59,17 @@ export async function authenticateCustomer(
     throw forbidden(`This API key lacks the scope '${requiredScope}'.`, 'forbidden', { required_scope: requiredScope });
   }
   return { kind: 'customer', account, apiKey: key };
+}
+
+/**
+ * After an operation that needs this scope succeeds, the caller's account may have a key fewer
+ * (or a new one): this process must not answer its next request from the rows it holds, even
+ * before the database's announcement of the change arrives. Other processes act on that.
+ */
+const CHANGES_KEYS = 'keys:write';
+
+export function forgetChangedKeys(deps: AuthDependencies, caller: CustomerCaller | AdminCaller | undefined, requiredScope: unknown): void {
+  if (caller?.kind === 'customer' && requiredScope === CHANGES_KEYS) deps.keys.forgetAccount(caller.account.id);
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();

@@ -25,8 +25,13 @@ export async function insertApiKey(db: Knex, key: NewApiKey): Promise<ApiKeyRow>
   return row;
 }
 
+export interface KeyWithAccount {
+  key: ApiKeyRow;
+  account: AccountRow;
+}
+
 /** The key with this hash and its account, revoked or not: the caller decides what a revoked key answers. */
-export async function findKeyByHash(db: Knex, keyHash: Buffer): Promise<{ key: ApiKeyRow; account: AccountRow } | undefined> {
+export async function findKeyByHash(db: Knex, keyHash: Buffer): Promise<KeyWithAccount | undefined> {
   const row = await db('api_keys as k')
     .join('accounts as a', 'a.id', 'k.account_id')
     .where('k.key_hash', keyHash)

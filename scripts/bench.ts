@@ -1,104 +1,117 @@
 /**
- * `npm run bench`: throughput and latency figures of one Dispatch process, measured side by side
- * in one run so that the ratios hold on a noisy shared machine. Uses DATABASE_URL's server (a
- * fresh database made and dropped) or an embedded PostgreSQL in a temporary directory.
+ * `npm run bench [-- --quick] [-- --processes N]`: Dispatch measured from outside, as issue 9's
+ * targets ask. PostgreSQL (embedded by default), the Dispatch processes, a fake upstream and the
+ * load generator each run as their own process; the database baselines (pgbench and a bare bulk
+ * transaction) run in the same run, so that every ratio compares figures taken side by side on
+ * this machine. Prints the table of targets and writes bench/results.json.
  */
-import { loadConfig } from '../app/config.ts';
-import { createLogger } from '../app/logger.ts';
-import { startDispatch } from '../app/server.ts';
-import { openAccount } from '../domain/accounts.ts';
-import { createApiKey } from '../domain/api-keys.ts';
-import { assign, createRoute } from '../domain/routes.ts';
-import { SCOPES } from '../domain/scopes.ts';
-import { registerSender, reviewSender } from '../domain/senders.ts';
-// The same fresh database a test run gets: on DATABASE_URL's server, else an embedded one.
-import { createTestDatabase } from '../test/support/database.ts';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { randomBase62 } from '../domain/ids.ts';
+import { createBaselineTables, runPgbench, type PgbenchResult } from './bench/baselines.ts';
+import { Bench, log, type Measurement, type Row } from './bench/context.ts';
+import { startDispatchProcesses, type DispatchProcess } from './bench/dispatch.ts';
+import { measureAccountRead } from './bench/measure/account-read.ts';
+import { prepareBigAccount } from './bench/measure/big-account.ts';
+import { measureBulk } from './bench/measure/bulk.ts';
+import { measureLimits } from './bench/measure/limits.ts';
+import { measureMessageList } from './bench/measure/message-list.ts';
+import { measureOpenLoop } from './bench/measure/open-loop.ts';
+import { measureSendThroughput } from './bench/measure/send-throughput.ts';
+import { measureSoak } from './bench/measure/soak.ts';
+import { parseOptions } from './bench/options.ts';
+import { startDatabase, type BenchDatabase } from './bench/postgres.ts';
+import { describeMachine, formatTable, writeResults } from './bench/report.ts';
+import { Admin } from './bench/tenant.ts';
+import { checkTotals } from './bench/totals.ts';
+import { startUpstream, type Upstream } from './bench/upstream.ts';
 
-const MESSAGES = 1000;
-const CONCURRENCY = 20;
+const RESULTS = fileURLToPath(new URL('../bench/results.json', import.meta.url));
 
-/** Runs `task` `count` times with at most `concurrency` in flight; answers the elapsed milliseconds. */
-async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number> {
-  const started = performance.now();
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await task(next++);
-  }));
-  return performance.now() - started;
-}
+const options = parseOptions(process.argv.slice(2));
+const runDir = await mkdtemp(join(tmpdir(), 'dispatch-bench-'));
+const adminToken = `adm_${randomBase62(40)}`;
+const rows: Row[] = [];
+const figures: Record<string, unknown> = {};
+let database: BenchDatabase | undefined;
+let upstream: Upstream | undefined;
+let dispatch: DispatchProcess[] = [];
+let pool: pg.Pool | undefined;
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
-
-async function main() {
-  const database = await createTestDatabase();
-  const { url } = database;
-  const cleanup = () => database.dispose(false);
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: url });
-  const dispatch = await startDispatch(config, url, createLogger('silent'));
+/** Runs one measurement; a failure becomes a failed row and the bench goes on with the next. */
+async function attempt<T extends Measurement>(target: string, what: string, measure: () => Promise<T>): Promise<T | undefined> {
   try {
-    const account = await openAccount(dispatch.db, { email: 'bench@example.com', name: 'Bench', balance: 1_000_000 });
-    const route = await createRoute(dispatch.db, { name: 'bench', provider: 'simulator', config: { outcome: 'delivered', dlr_delay_ms: 3_600_000 }, price_per_segment: 0.001 });
-    await assign(dispatch.db, account.id, route.id, 0);
-    await reviewSender(dispatch.db, (await registerSender(dispatch.db, account.id, { sender_id: 'Bench' })).id, 'approve');
-    const { plainKey } = await createApiKey(dispatch.db, account.id, { name: 'bench', rate_limit: 6000 }, [...SCOPES], null);
-    const headers = { authorization: `Bearer ${plainKey}`, 'content-type': 'application/json' };
-    const to = (i: number) => `+1415555${String(1000 + (i % 9000)).padStart(4, '0')}`;
-    const send = (i: number) => fetch(`${dispatch.baseUrl}/messages/send`, { method: 'POST', headers, body: JSON.stringify({ to: to(i), from: 'Bench', body: `Bench ${i}` }) });
-
-    // Warm up connections, prepared plans and the JIT.
-    await pool(100, CONCURRENCY, async (i) => void (await (await send(i)).arrayBuffer()));
-
-    const healthMs = await pool(2000, CONCURRENCY, async () => void (await (await fetch(`${dispatch.baseUrl.replace('/api/v1', '')}/healthz`)).arrayBuffer()));
-    const accountMs = await pool(2000, CONCURRENCY, async () => void (await (await fetch(`${dispatch.baseUrl}/account`, { headers })).arrayBuffer()));
-
-    const singleIds: string[] = [];
-    const singlesMs = await pool(MESSAGES, CONCURRENCY, async (i) => {
-      const body = (await (await send(i)).json()) as { data: { id: string } };
-      singleIds.push(body.data.id);
-    });
-    const bulkStarted = performance.now();
-    const bulk = await fetch(`${dispatch.baseUrl}/messages/bulk`, { method: 'POST', headers, body: JSON.stringify({ recipients: Array.from({ length: MESSAGES }, (_, i) => to(i)), from: 'Bench', body: 'Bench bulk' }) });
-    await bulk.arrayBuffer();
-    const bulkMs = performance.now() - bulkStarted;
-
-    const drainStarted = performance.now();
-    for (;;) {
-      const [{ n }] = await dispatch.db('messages').where({ status: 'pending' }).count({ n: '*' });
-      if (Number(n) === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const drainMs = performance.now() - drainStarted;
-
-    // Accept -> sent latency, one message at a time so that queueing does not dominate.
-    const latencies: number[] = [];
-    for (let i = 0; i < 100; i++) {
-      const accepted = (await (await send(i)).json()) as { data: { id: string; created_at: string } };
-      for (;;) {
-        const row = await dispatch.db('messages').where({ id: accepted.data.id }).first('status', 'sent_at', 'created_at');
-        if (row.status !== 'pending') {
-          latencies.push(new Date(row.sent_at).getTime() - new Date(row.created_at).getTime());
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-    }
-
-    const rows = [
-      ['GET /healthz (bare Express)', `${Math.round(2000 / (healthMs / 1000))} req/s`, '1.00'],
-      ['GET /account (auth, rate limit, validation)', `${Math.round(2000 / (accountMs / 1000))} req/s`, (healthMs / accountMs).toFixed(2)],
-      [`${MESSAGES} x POST /messages/send (concurrency ${CONCURRENCY})`, `${Math.round(singlesMs)} ms (${Math.round(MESSAGES / (singlesMs / 1000))} msg/s)`, '1.00'],
-      [`1 x POST /messages/bulk of ${MESSAGES}`, `${Math.round(bulkMs)} ms (${Math.round(MESSAGES / (bulkMs / 1000))} msg/s)`, (singlesMs / bulkMs).toFixed(1)],
-      ['accept -> sent latency (simulator upstream)', `p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`, ''],
-      ['backlog left after the bulk, drained in', `${Math.round(drainMs)} ms`, ''],
-    ];
-    const width = Math.max(...rows.map((row) => row[0].length));
-    process.stdout.write(`\nDispatch benchmark (${new Date().toISOString()}, ${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded PostgreSQL'})\n\n`);
-    process.stdout.write(`${'what'.padEnd(width)}  ${'figure'.padEnd(34)}  speed-up vs the row's baseline\n`);
-    for (const [what, figure, ratio] of rows) process.stdout.write(`${what.padEnd(width)}  ${figure.padEnd(34)}  ${ratio}\n`);
-  } finally {
-    await dispatch.stop();
-    await cleanup();
+    const measurement = await measure();
+    rows.push(...measurement.rows);
+    figures[target] = measurement.figures;
+    return measurement;
+  } catch (error) {
+    log(`${target} failed: ${(error as Error).stack ?? error}`);
+    rows.push({ target, what, measured: `error: ${(error as Error).message.split('\n')[0]}`, baseline: '', ratio: '', goal: '', pass: false });
+    return undefined;
   }
 }
 
-await main();
+async function stopAll(): Promise<void> {
+  await pool?.end();
+  await Promise.all(dispatch.map((instance) => instance.process.stop()));
+  await upstream?.process.stop();
+  await database?.stop();
+}
+
+process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
+
+try {
+  const started = new Date();
+  log(`${options.quick ? 'quick' : 'full'} run, ${options.processes} Dispatch process(es); logs in ${runDir}`);
+  database = await startDatabase(options.databaseServer);
+  upstream = await startUpstream(runDir);
+  dispatch = await startDispatchProcesses(options.processes, database.url, adminToken, runDir);
+  pool = new pg.Pool({ connectionString: database.url, max: 3 });
+  const { rows: version } = await pool.query('SHOW server_version');
+  const admin = new Admin(dispatch[0].baseUrl, adminToken);
+  const bench = new Bench({ options, dispatch, upstream, admin, pool, routeId: await admin.createRoute(upstream.submitUrl), runDir });
+  await createBaselineTables(pool);
+
+  log(`baseline: pgbench, 10 clients, ${options.durations.pgbenchSeconds} s`);
+  let pgbench: PgbenchResult | undefined;
+  try {
+    pgbench = await runPgbench(database.url, options.durations.pgbenchSeconds, runDir);
+  } catch (error) {
+    log(`pgbench failed, target 1 has no baseline: ${(error as Error).message}`);
+  }
+  figures.pgbench = pgbench;
+
+  const sends = await attempt('1', 'POST /messages/send, closed loop', () => measureSendThroughput(bench, pgbench));
+  // Half of target 1's maximum; a guess when target 1 failed, so that the rest still runs.
+  const rate = Math.max(1, Math.round((sends?.acceptedPerSecond ?? 100) / 2));
+  await attempt('2', 'POST /messages/send, open loop', () => measureOpenLoop(bench, rate));
+  await attempt('3', 'GET /account', () => measureAccountRead(bench));
+  await attempt('4', 'POST /messages/bulk', () => measureBulk(bench));
+  const big = prepareBigAccount(bench);
+  big.catch(() => {}); // each of targets 5 and 6 reports a failed seeding
+  await attempt('5', 'GET /messages', async () => measureMessageList(bench, await big));
+  await attempt('6', 'limits O(1)', async () => measureLimits(bench, await big));
+  await attempt('7', '10-minute open loop', () => measureSoak(bench, rate));
+  await attempt('totals', 'totals', () => checkTotals(bench));
+
+  const table = formatTable(rows);
+  process.stdout.write(`\nDispatch bench, ${options.quick ? 'quick run' : 'full run'}, ${options.processes} Dispatch process(es), ${database.where}, ${started.toISOString()}\n\n${table}\n\n`);
+  await writeResults(RESULTS, {
+    generated_at: started.toISOString(),
+    finished_at: new Date().toISOString(),
+    mode: options.quick ? 'quick' : 'full',
+    processes: options.processes,
+    database: database.where,
+    machine: describeMachine(version[0].server_version),
+    durations: options.durations,
+    rows,
+    figures,
+  });
+  log(`wrote ${RESULTS}`);
+} finally {
+  await stopAll();
+}

@@ -1,0 +1,64 @@
+import http from 'node:http';
+import type { LoadJob } from './job.ts';
+import type { Recorder } from './recorder.ts';
+import { acceptedId, requestMaker } from './requests.ts';
+
+const TIMEOUT_MS = 10_000;
+
+/**
+ * Requests start at a steady rate whatever the pace of the answers, and each latency counts from
+ * when its request was due, so a stall shows as the queue it causes. autocannon's own rate
+ * (`overallRate`) is no open loop: every connection spends its quota for the second at the start
+ * of the second (lib/httpClient.js), all of them together, so the load is a 1 Hz burst.
+ */
+export async function openLoop(job: LoadJob, recorder: Recorder, ids: string[] | undefined): Promise<number> {
+  const rate = job.ratePerSecond as number;
+  const make = requestMaker(job);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Math.ceil(job.connections / job.urls.length) });
+  const intervalMs = 1000 / rate;
+  const total = Math.round(rate * job.durationSeconds);
+  const started = performance.now();
+  let due = 0;
+  let inFlight = 0;
+  let finish: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+
+  const done = () => {
+    inFlight--;
+    if (due === total && inFlight === 0) finish();
+  };
+  const fire = (i: number) => {
+    const dueAt = started + i * intervalMs;
+    const { headers, body } = make(i);
+    inFlight++;
+    const request = http.request(job.urls[i % job.urls.length], { method: job.method, agent, headers, timeout: TIMEOUT_MS }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const status = response.statusCode ?? 0;
+        recorder.answer(status, performance.now() - dueAt, dueAt - started);
+        if (ids && status >= 200 && status < 300) {
+          const id = acceptedId(Buffer.concat(chunks).toString('utf8'));
+          if (id) ids.push(id);
+        }
+        done();
+      });
+    });
+    request.on('timeout', () => request.destroy(new Error('timed out')));
+    request.on('error', () => {
+      recorder.errors++;
+      done();
+    });
+    request.end(body);
+  };
+  const tick = () => {
+    const now = performance.now();
+    while (due < total && started + due * intervalMs <= now) fire(due++);
+    if (due < total) setTimeout(tick, 1);
+    else if (inFlight === 0) finish();
+  };
+  tick();
+  await finished;
+  agent.destroy();
+  return (performance.now() - started) / 1000;
+}

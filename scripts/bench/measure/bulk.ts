@@ -1,0 +1,51 @@
+import { timeBareBulkTransaction } from '../baselines.ts';
+import { log, type Bench, type Measurement } from '../context.ts';
+import { ms, ratio } from '../format.ts';
+import { recipient } from '../load/requests.ts';
+import { median, round } from '../percentiles.ts';
+
+const RECIPIENTS = 1000;
+const REFERENCE = 'bench-4-bulk';
+
+/**
+ * Target 4: POST /messages/bulk with 1,000 recipients, one request at a time with the backlog
+ * drained in between (the figure is the request's own cost, not the worker's), the median of
+ * several; against the median bare transaction that inserts as many message and job rows.
+ */
+export async function measureBulk(bench: Bench): Promise<Measurement> {
+  const runs = bench.options.durations.bulkRuns;
+  const tenant = await bench.tenant('bulk', 1);
+  const url = bench.urls('/messages/bulk')[0];
+  log(`4: POST /messages/bulk of ${RECIPIENTS}, ${runs} runs after a warm-up; then the bare transaction`);
+  const runsMs: number[] = [];
+  let accepted = 0;
+  for (let run = 0; run <= runs; run++) {
+    const body = JSON.stringify({ recipients: Array.from({ length: RECIPIENTS }, (_, i) => recipient(run * RECIPIENTS + i)), from: tenant.from, body: 'Your code is 482913.', reference: REFERENCE });
+    const started = performance.now();
+    const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${tenant.keys[0]}`, 'content-type': 'application/json' }, body });
+    await response.arrayBuffer();
+    const elapsed = performance.now() - started;
+    if (response.status !== 201) throw new Error(`POST /messages/bulk answered ${response.status}`);
+    accepted += RECIPIENTS;
+    if (run > 0) runsMs.push(round(elapsed, 2));
+    await bench.settle();
+  }
+  bench.sends.set(REFERENCE, { accepted, unanswered: 0 });
+  const bare = await timeBareBulkTransaction(bench.pool, runs);
+  const bulkMs = median(runsMs);
+  const times = bulkMs / bare.medianMs;
+  return {
+    rows: [
+      {
+        target: '4',
+        what: `POST /messages/bulk, ${RECIPIENTS} recipients (median of ${runs})`,
+        measured: ms(bulkMs),
+        baseline: `bare SQL transaction ${ms(bare.medianMs)}`,
+        ratio: ratio(times, 'x'),
+        goal: '<= 4x',
+        pass: times <= 4,
+      },
+    ],
+    figures: { runsMs, bulkMedianMs: bulkMs, bare },
+  };
+}

@@ -1,0 +1,95 @@
+import { parseArgs } from 'node:util';
+
+export interface Durations {
+  pgbenchSeconds: number;
+  warmupSeconds: number;
+  /** Target 1's closed loop. */
+  sendSeconds: number;
+  /** Target 2's open loop. */
+  openLoopSeconds: number;
+  /** Target 3: each of GET /healthz and GET /account. */
+  readSeconds: number;
+  /** Target 4: bulk requests timed (after one warm-up), and as many bare transactions. */
+  bulkRuns: number;
+  /** Target 5: messages seeded into the big account (also target 6's N). */
+  seededMessages: number;
+  /** Target 5: each of the four list queries. */
+  listSeconds: number;
+  /** Target 6: each of the two keys. */
+  limitSeconds: number;
+  /** Target 7's open loop; 0 skips it. */
+  soakSeconds: number;
+  /** Target 7 compares the first and the last window of this length. */
+  soakWindowSeconds: number;
+}
+
+export interface Options {
+  quick: boolean;
+  /** Dispatch processes sharing the database behind the load generator. */
+  processes: number;
+  /** Use a fresh database on DATABASE_URL's server instead of an embedded PostgreSQL. */
+  databaseServer: string | undefined;
+  durations: Durations;
+}
+
+const FULL: Durations = {
+  pgbenchSeconds: 15,
+  warmupSeconds: 5,
+  sendSeconds: 20,
+  openLoopSeconds: 30,
+  readSeconds: 10,
+  bulkRuns: 7,
+  seededMessages: 1_000_000,
+  listSeconds: 10,
+  limitSeconds: 15,
+  soakSeconds: 600,
+  soakWindowSeconds: 60,
+};
+
+/** About a minute: shorter runs, 100,000 seeded messages, no 10-minute run. */
+const QUICK: Durations = {
+  pgbenchSeconds: 5,
+  warmupSeconds: 2,
+  sendSeconds: 6,
+  openLoopSeconds: 8,
+  readSeconds: 3,
+  bulkRuns: 3,
+  seededMessages: 100_000,
+  listSeconds: 2,
+  limitSeconds: 3,
+  soakSeconds: 0,
+  soakWindowSeconds: 60,
+};
+
+const USAGE = `npm run bench -- [--quick] [--processes N] [--database-url] [--soak-seconds S]
+  --quick          about a minute: shorter runs, 100,000 seeded messages, target 7 skipped
+  --processes N    N Dispatch processes on the same database behind the load generator (default 1)
+  --database-url   run on a fresh database of DATABASE_URL's server (default: an embedded PostgreSQL)
+  --soak-seconds S length of target 7's run (default 600, 0 skips it)`;
+
+export function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      processes: { type: 'string', default: '1' },
+      'database-url': { type: 'boolean', default: false },
+      'soak-seconds': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const processes = Number(values.processes);
+  if (!Number.isInteger(processes) || processes < 1 || processes > 8) throw new Error(`--processes must be 1 to 8, got ${values.processes}\n${USAGE}`);
+  if (values['database-url'] && !process.env.DATABASE_URL) throw new Error('--database-url needs DATABASE_URL to be set');
+  const durations = { ...(values.quick ? QUICK : FULL) };
+  if (values['soak-seconds'] !== undefined) {
+    durations.soakSeconds = Number(values['soak-seconds']);
+    if (!Number.isInteger(durations.soakSeconds) || durations.soakSeconds < 0) throw new Error(`--soak-seconds must be a whole number, got ${values['soak-seconds']}`);
+    durations.soakWindowSeconds = Math.min(durations.soakWindowSeconds, Math.max(1, Math.floor(durations.soakSeconds / 4)));
+  }
+  return { quick: values.quick, processes, databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined, durations };
+}

@@ -1,0 +1,49 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../../app/embedded-postgres.ts';
+import { randomBase62 } from '../../domain/ids.ts';
+
+export interface BenchDatabase {
+  url: string;
+  /** Where it runs, for the report. */
+  where: string;
+  stop: () => Promise<void>;
+}
+
+async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A fresh database for the run: by default on an embedded PostgreSQL in a temporary directory,
+ * so that the load never lands on a server others share; with `serverUrl`, a new database on
+ * that server, dropped at the end.
+ */
+export async function startDatabase(serverUrl: string | undefined): Promise<BenchDatabase> {
+  if (serverUrl) {
+    const name = `dispatch_bench_${randomBase62(8).toLowerCase()}`;
+    await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    return { url: url.toString(), where: `database ${name} on DATABASE_URL's server`, stop: () => adminQuery(serverUrl, `DROP DATABASE ${name} WITH (FORCE)`) };
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'dispatch-bench-db-'));
+  await chmod(dataDir, 0o755);
+  const embedded = await startEmbeddedPostgres(dataDir, () => {});
+  return {
+    url: embedded.url,
+    where: 'embedded PostgreSQL (embedded-postgres package), default settings',
+    stop: async () => {
+      await embedded.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 import { countBy, eventIdsOf, FINAL_STATES, messagesOf, moneyOf, strandedMessages } from './support/database-checks.ts';
 import { eventually } from './support/eventually.ts';
+import { scenario } from './support/figures.ts';
 import { ReportingProvider } from './support/reporting-provider.ts';
 import { startStage, type Stage } from './support/stage.ts';
 import { PRICE, SENDER, setUpTenant, type ChaosTenant } from './support/tenant.ts';
@@ -14,6 +15,8 @@ const SETTLE_MS = 120_000;
 /** A claim of an Idempotency-Key whose request died is taken over after 120 s; retries wait that out. */
 const RESEND_DEADLINE_MS = 200_000;
 const TO = '+14155550123';
+
+const recorded = scenario('kill -9 under load');
 
 const is201 = (outcome: CallOutcome | undefined): outcome is CallOutcome & { kind: 'answer' } => outcome?.kind === 'answer' && outcome.status === 201;
 
@@ -28,16 +31,21 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
   /** The first answer to each send, and the one it ended with after the client's retries. */
   const firstTry: CallOutcome[] = [];
   const lastTry: CallOutcome[] = [];
+  /** Every send made, retries included, for the run's figures. */
+  const allTries: CallOutcome[] = [];
   let atKill = { accepted: 0, submitted: 0, webhooks: 0 };
   let restartedAt = 0;
 
-  const send = (index: number) =>
-    timedCall(stage.dispatch.baseUrl, 'POST', '/messages/send', {
+  const send = async (index: number) => {
+    const outcome = await timedCall(stage.dispatch.baseUrl, 'POST', '/messages/send', {
       auth: tenant.key,
       body: { to: TO, from: SENDER, body: `Chaos kill ${index}` },
       headers: { 'Idempotency-Key': `kill-${index}` },
       timeoutMs: 30_000,
     });
+    allTries.push(outcome);
+    return outcome;
+  };
 
   /** A client's retry under the same Idempotency-Key: after a cut connection, a 409 (the first claim is still held) or a 5xx. */
   const worthRetrying = (outcome: CallOutcome) => outcome.kind === 'connection' || outcome.kind === 'timeout' || (outcome.kind === 'answer' && (outcome.status === 409 || outcome.status >= 500));
@@ -65,6 +73,8 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
     });
 
     // Clients in parallel, each sending one message after another: the load lasts long enough for submits and webhooks to overlap it.
+    recorded.measure('sends, each under its own Idempotency-Key', SENDS);
+    recorded.measure('clients sending in parallel', CLIENTS);
     let next = 0;
     const sends = Array.from({ length: CLIENTS }, async () => {
       for (let index = next++; index < SENDS; index = next++) firstTry[index] = await send(index);
@@ -76,6 +86,10 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
       return { done: allAnswered || (atKill.accepted >= 200 && atKill.submitted >= 30 && atKill.webhooks >= 10), detail: JSON.stringify(atKill) };
     }, 10);
     await stage.dispatch.kill();
+    recorded.fault('kill -9 of Dispatch');
+    recorded.measure('sends accepted before the kill', atKill.accepted);
+    recorded.measure('submits made before the kill', atKill.submitted);
+    recorded.measure('webhooks received before the kill', atKill.webhooks);
     await Promise.all(sends);
 
     await stage.dispatch.restart();
@@ -101,6 +115,8 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
 
   it('answers every send 201 in the end, the ones the kill cut once they are retried with their Idempotency-Key', () => {
     const cut = firstTry.filter((outcome) => !is201(outcome));
+    recorded.outcomes(allTries);
+    recorded.measure('first tries the kill cut (then retried)', cut.length);
     expect(cut.length, `the kill came after every send was answered (${tally(firstTry)}), so it did not land mid-load`).to.be.above(0);
     expect(tally(lastTry), `first tries: ${tally(firstTry)}; at the kill: ${JSON.stringify(atKill)}`).to.equal(`201 x ${SENDS}`);
     expect(acceptedIds().size, 'distinct message ids among the 201 answers: a retried send must answer its original message').to.equal(SENDS);
@@ -114,6 +130,7 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
       const open = rows.filter((row) => !FINAL_STATES.includes(row.status));
       const stranded = await strandedMessages(stage.pool, tenant.accountId);
       const problems = [...primary.problems, ...backup.problems];
+      recorded.messages({ accepted: accepted.size, not_final: open.length, stranded: stranded.length });
       return {
         done: open.length === 0 && rows.length === accepted.size,
         detail: `${open.length} of ${accepted.size} accepted messages are not final (${JSON.stringify(countBy(open, (row) => row.status))}); ` +
@@ -130,6 +147,7 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
   it('loses no accepted message and makes none up: the account has exactly the messages answered 201', async () => {
     const rows = await messagesOf(stage.pool, tenant.accountId);
     const accepted = acceptedIds();
+    recorded.messages({ without_row: [...accepted].filter((id) => !rows.some((row) => row.id === id)).length });
     expect(rows.filter((row) => !accepted.has(row.id)).map((row) => row.id), 'message rows no send was answered with').to.deep.equal([]);
     expect([...accepted].filter((id) => !rows.some((row) => row.id === id)), 'messages answered 201 that have no row').to.deep.equal([]);
     expect(rows.length).to.equal(SENDS);
@@ -139,6 +157,7 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
     const counts = new Map(primary.submitCounts());
     for (const [id, count] of backup.submitCounts()) counts.set(id, (counts.get(id) ?? 0) + count);
     const twice = [...counts].filter(([, count]) => count > 1);
+    recorded.messages({ duplicated: twice.length });
     expect(twice.length, `messages submitted more than once: ${JSON.stringify(twice.slice(0, 10))}`).to.equal(0);
     expect(backup.fake.requests.length, 'submits to the backup route, which only an unknown outcome wrongly failed over could cause').to.equal(0);
   });
@@ -146,7 +165,9 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
   it('delivers every event of the account to the webhook receiver at least once', async () => {
     await eventually('every event delivered', 120_000, async () => {
       const received = new Set(receiver.received.map((delivery) => delivery.event.id));
-      const missing = (await eventIdsOf(stage.pool, tenant.accountId)).filter((event) => !received.has(event.id));
+      const events = await eventIdsOf(stage.pool, tenant.accountId);
+      const missing = events.filter((event) => !received.has(event.id));
+      recorded.events({ emitted: events.length, not_delivered: missing.length });
       return { done: missing.length === 0, detail: `${missing.length} events never reached the receiver (${JSON.stringify(countBy(missing, (event) => event.type))}), e.g. ${missing[0]?.id}` };
     }, 500);
   });

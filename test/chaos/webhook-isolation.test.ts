@@ -4,6 +4,7 @@ import { sendingTenant, type Tenant } from '../support/fixtures.ts';
 import { harness, TEST_WEBHOOK_ENV } from '../support/harness.ts';
 import { WebhookReceiver, type Answer } from '../support/webhook-receiver.ts';
 import { allSettled, attemptsOf, waitUntil } from '../support/webhook-state.ts';
+import { scenario } from './support/figures.ts';
 
 /** The bound the issue sets: another account's deliveries, from event to receipt, at the 99th percentile. */
 const P99_BOUND_MS = 1000;
@@ -11,6 +12,19 @@ const P99_BOUND_MS = 1000;
 const RETRY_LATENESS_P99_BOUND_MS = 5000;
 const FLOOD_EVENTS = 80;
 const HEALTHY_EVENTS = 60;
+
+const recorded = scenario('webhook receiver faults beside another account\'s endpoint');
+
+/** How each failing endpoint answers, by the name the figures give its fault. */
+const FAULTS: [string, Answer][] = [
+  ['hang', 'hang'],
+  ['200 then a stalled body', 'stall'],
+  ['200 after 1.5 s', { status: 200, afterMs: 1500 }],
+  ['302 elsewhere', 302],
+  ['410 Gone', 410],
+  ['close mid-body', 'close-mid-body'],
+  ['503', 503],
+];
 
 const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -36,8 +50,7 @@ describe("one account's failing webhook endpoints and another account's delivery
 
   it(`keeps the p99 from event to delivery under ${P99_BOUND_MS} ms while seven endpoints of another account hang, redirect, refuse or break, ${FLOOD_EVENTS} events each`, async () => {
     const flooding = await sendingTenant({ balance: 100, routes: [{ config: { outcome: 'rejected' } }] });
-    const kinds: Answer[] = ['hang', 'stall', { status: 200, afterMs: 1500 }, 302, 410, 'close-mid-body', 503];
-    const failing = await Promise.all(kinds.map((answer) => endpoint(flooding, answer)));
+    const failing = await Promise.all(FAULTS.map(([, answer]) => endpoint(flooding, answer)));
     const recipients = Array.from({ length: FLOOD_EVENTS }, (_, i) => `+1415555${String(5000 + i)}`);
     expect((await call('POST', '/messages/bulk', { auth: flooding.key, body: { recipients, from: 'Dispatch', body: 'Flood' } })).status).to.equal(201);
     await waitUntil('the flood under way', () => failing.every(({ receiver }) => receiver.received.length > 0));
@@ -55,6 +68,8 @@ describe("one account's failing webhook endpoints and another account's delivery
     await waitUntil('every healthy delivery settled', () => allSettled(healthy.id, HEALTHY_EVENTS), 60_000);
 
     const events = await harness.db('events').whereIn('message_id', messageIds).select('id', 'created_at');
+    const received = new Set(healthy.receiver.received.map((delivery) => delivery.event.id));
+    recorded.events({ emitted: events.length, not_delivered: events.filter((event) => !received.has(event.id)).length });
     const latencies = healthy.receiver.received.map((delivery) => delivery.receivedAt - events.find((event) => event.id === delivery.event.id).created_at.getTime());
     const attempts = await attemptsOf(healthy.id);
     // The flood's fast failures (302, 410, a cut body, 503), whose retries are due one second after
@@ -66,17 +81,23 @@ describe("one account's failing webhook endpoints and another account's delivery
         for (let n = 1; n < tries.length; n++) retryLateness.push(tries[n].created_at.getTime() - tries[n - 1].created_at.getTime() - Number(TEST_WEBHOOK_ENV.WEBHOOK_RETRY_SCHEDULE.split(',')[n]) * 1000);
       }
     }
+    const floodAttempts = await Promise.all(failing.map(({ id }) => attemptsOf(id)));
     const figures = {
       healthy_deliveries: latencies.length,
       healthy_p50_ms: percentile(latencies, 50),
       healthy_p99_ms: percentile(latencies, 99),
       healthy_max_ms: Math.max(...latencies),
-      flood_attempts_so_far: (await Promise.all(failing.map(({ id }) => attemptsOf(id)))).flat().length,
+      flood_attempts_so_far: floodAttempts.flat().length,
       fast_failure_retries_measured: retryLateness.length,
       fast_failure_retry_lateness_p50_ms: percentile(retryLateness, 50),
       fast_failure_retry_lateness_p99_ms: percentile(retryLateness, 99),
     };
     process.stdout.write(`      figures: ${JSON.stringify(figures)}\n`);
+    FAULTS.forEach(([kind], index) => recorded.fault(`webhook receiver ${kind} (attempts)`, floodAttempts[index].length));
+    recorded.measure('events flooding the failing endpoints (each)', FLOOD_EVENTS);
+    recorded.measure('other account: event to delivery p50 (ms)', figures.healthy_p50_ms);
+    recorded.measure(`other account: event to delivery p99 (ms), bound ${P99_BOUND_MS}`, figures.healthy_p99_ms);
+    recorded.measure('fast failures: retry lateness p99 (ms)', figures.fast_failure_retry_lateness_p99_ms);
 
     expect(attempts.map((attempt) => [attempt.attempt, attempt.succeeded])).to.deep.equal(Array.from({ length: HEALTHY_EVENTS }, () => [1, true]));
     expect(figures.healthy_p99_ms).to.be.below(P99_BOUND_MS);

@@ -4,7 +4,6 @@ export interface Tenant {
   accountId: string;
   /** Plain API keys with every scope and a rate limit of 6,000 a minute. */
   keys: string[];
-  keyIds: string[];
   /** An approved sender of the account. */
   from: string;
 }
@@ -57,7 +56,7 @@ export class Admin {
     const keys = await this.createKeys(account.id, keyCount);
     const sender = await call<{ id: string }>(this.#baseUrl, keys[0].plain_key, 'POST', '/senders/create', { sender_id: SENDER });
     await call(this.#baseUrl, this.#token, 'POST', `/admin/senders/${sender.id}/approve`);
-    return { accountId: account.id, keys: keys.map((key) => key.plain_key), keyIds: keys.map((key) => key.id), from: SENDER };
+    return { accountId: account.id, keys: keys.map((key) => key.plain_key), from: SENDER };
   }
 
   async createKeys(accountId: string, count: number, settings: KeySettings = {}): Promise<Array<{ id: string; plain_key: string }>> {

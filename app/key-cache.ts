@@ -85,12 +85,22 @@ export class KeyCache {
 }
 
 /** A key cache kept current by the database's announcements, for one Dispatch process. */
-export async function startKeyCache(db: Knex, databaseUrl: string, logger: Logger): Promise<{ cache: KeyCache; stop: () => Promise<void> }> {
-  const cache = new KeyCache((hash) => findKeyByHash(db, hash));
-  const listener = await listenForAuthChanges(databaseUrl, {
-    onChange: (accountId) => cache.forgetAccount(accountId),
-    onReset: () => cache.clear(),
-    onLost: (error) => logger.warn({ err: error }, `lost the connection that hears key and account changes: cached keys answer for at most ${KEY_CACHE_TTL_MS} ms until it is back`),
-  });
+export async function startKeyCache(
+  db: Knex,
+  databaseUrl: string,
+  logger: Logger,
+  options: { ttlMs?: number; retryMs?: number } = {},
+): Promise<{ cache: KeyCache; stop: () => Promise<void> }> {
+  const ttlMs = options.ttlMs ?? KEY_CACHE_TTL_MS;
+  const cache = new KeyCache((hash) => findKeyByHash(db, hash), ttlMs);
+  const listener = await listenForAuthChanges(
+    databaseUrl,
+    {
+      onChange: (accountId) => cache.forgetAccount(accountId),
+      onReset: () => cache.clear(),
+      onLost: (error) => logger.warn({ err: error }, `lost the connection that hears key and account changes; retrying, and until then a key change takes up to ${ttlMs} ms to reach this process`),
+    },
+    options.retryMs,
+  );
   return { cache, stop: listener.stop };
 }

@@ -31,7 +31,7 @@ export async function measureSoak(bench: Bench, ratePerSecond: number): Promise<
   const drift = last && first ? last.p99 / first.p99 : Number.NaN;
   const growth = Math.max(...rssAfter.map((after, i) => after / rssBefore[i] - 1));
   const mb = (kb: number) => `${Math.round(kb / 1024)} MB`;
-  const length = `${Math.round(seconds / 60)}-minute`;
+  const length = seconds % 60 === 0 ? `${seconds / 60}-minute` : `${seconds} s`;
   return {
     rows: [
       {

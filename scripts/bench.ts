@@ -31,7 +31,14 @@ import { startUpstream, type Upstream } from './bench/upstream.ts';
 
 const RESULTS = fileURLToPath(new URL('../bench/results.json', import.meta.url));
 
-const options = parseOptions(process.argv.slice(2));
+const options = (() => {
+  try {
+    return parseOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+})();
 const runDir = await mkdtemp(join(tmpdir(), 'dispatch-bench-'));
 const adminToken = `adm_${randomBase62(40)}`;
 const rows: Row[] = [];

@@ -49,9 +49,14 @@ export class Bench {
     this.runDir = fields.runDir;
   }
 
-  /** `path` on every Dispatch process: under /api/v1 unless it starts with `//` (then at the root). */
-  urls(path: string): string[] {
-    return this.dispatch.map((instance) => (path.startsWith('//') ? `${instance.origin}${path.slice(1)}` : `${instance.baseUrl}${path}`));
+  /** An API path (under /api/v1) on every Dispatch process. */
+  apiUrls(path: string): string[] {
+    return this.dispatch.map((instance) => `${instance.baseUrl}${path}`);
+  }
+
+  /** A path outside the API (such as /healthz) on every Dispatch process. */
+  rootUrls(path: string): string[] {
+    return this.dispatch.map((instance) => `${instance.origin}${path}`);
   }
 
   tenant(name: string, keys = 50): Promise<Tenant> {
@@ -61,7 +66,7 @@ export class Bench {
   /** POST /messages/send under `reference`, keeping the accepted ids for the totals check. */
   async send(tenant: Pick<Tenant, 'keys' | 'from'>, reference: string, job: Pick<LoadJob, 'connections' | 'durationSeconds'> & Partial<LoadJob>): Promise<LoadResult> {
     const idsFile = join(this.runDir, `accepted-${reference}.txt`);
-    const result = await runLoad({ urls: this.urls('/messages/send'), method: 'POST', keys: tenant.keys, send: { from: tenant.from, reference }, idsFile, ...job });
+    const result = await runLoad({ urls: this.apiUrls('/messages/send'), method: 'POST', keys: tenant.keys, send: { from: tenant.from, reference }, idsFile, ...job });
     this.sends.set(reference, { accepted: result.ok, unanswered: result.unanswered, idsFile });
     return result;
   }

@@ -30,7 +30,7 @@ async function countExisting(bench: Bench, ids: string[]): Promise<number> {
 async function rateLimitHolds(bench: Bench): Promise<{ allowed: number; refused: number; sent: number }> {
   const tenant = await bench.tenant('rate-limit', 1);
   const [key] = await bench.admin.createKeys(tenant.accountId, 1, { rate_limit: RATE_LIMIT });
-  const result = await runLoad({ urls: bench.urls('/account'), method: 'GET', keys: [key.plain_key], connections: 16, durationSeconds: 1, ratePerSecond: RATE_LIMIT * 3 });
+  const result = await runLoad({ urls: bench.apiUrls('/account'), method: 'GET', keys: [key.plain_key], connections: 16, durationSeconds: 1, ratePerSecond: RATE_LIMIT * 3 });
   return { allowed: result.ok, refused: result.statuses['429'] ?? 0, sent: result.requests };
 }
 

@@ -9,8 +9,8 @@ export async function measureAccountRead(bench: Bench): Promise<Measurement> {
   const seconds = bench.options.durations.readSeconds;
   const tenant = await bench.tenant('account-read');
   log(`3: GET /healthz then GET /account, closed loop, ${CONNECTIONS} connections, ${seconds} s each`);
-  const health = await runLoad({ urls: bench.urls('//healthz'), method: 'GET', keys: [], connections: CONNECTIONS, durationSeconds: seconds });
-  const account = await runLoad({ urls: bench.urls('/account'), method: 'GET', keys: tenant.keys, connections: CONNECTIONS, durationSeconds: seconds });
+  const health = await runLoad({ urls: bench.rootUrls('/healthz'), method: 'GET', keys: [], connections: CONNECTIONS, durationSeconds: seconds });
+  const account = await runLoad({ urls: bench.apiUrls('/account'), method: 'GET', keys: tenant.keys, connections: CONNECTIONS, durationSeconds: seconds });
   const share = account.okPerSecond / health.okPerSecond;
   return {
     rows: [

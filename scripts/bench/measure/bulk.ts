@@ -17,7 +17,7 @@ const REFERENCE = 'bench-4-bulk';
 export async function measureBulk(bench: Bench): Promise<Measurement> {
   const runs = bench.options.durations.bulkRuns;
   const tenant = await bench.tenant('bulk', 1);
-  const url = bench.urls('/messages/bulk')[0];
+  const url = bench.apiUrls('/messages/bulk')[0];
   log(`4: POST /messages/bulk of ${RECIPIENTS}, ${runs} runs after a warm-up; then the bare transaction`);
   const runsMs: number[] = [];
   let accepted = 0;

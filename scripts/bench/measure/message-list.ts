@@ -16,7 +16,7 @@ const QUERIES = [
 
 /** Whether the page's `pagination.total` equals the count of matching rows. */
 async function totalIsExact(bench: Bench, big: BigAccount, query: (typeof QUERIES)[number]): Promise<{ exact: boolean; answered: number; counted: number }> {
-  const response = await fetch(`${bench.urls('/messages')[0]}${query.query}`, { headers: { authorization: `Bearer ${big.tenant.keys[0]}` } });
+  const response = await fetch(`${bench.apiUrls('/messages')[0]}${query.query}`, { headers: { authorization: `Bearer ${big.tenant.keys[0]}` } });
   const answered = ((await response.json()) as { pagination?: { total?: number } }).pagination?.total ?? Number.NaN;
   const { rows } = await bench.pool.query(`SELECT count(*)::int AS n FROM messages WHERE account_id = $1 ${query.where}`, [big.tenant.accountId, ...query.params]);
   return { exact: answered === rows[0].n, answered, counted: rows[0].n };
@@ -29,7 +29,7 @@ export async function measureMessageList(bench: Bench, big: BigAccount): Promise
   const figures: Record<string, unknown> = { seeded: big.seeded };
   for (const query of QUERIES) {
     log(`5: GET /messages${query.query} (${query.name}), ${CONNECTIONS} connections, ${seconds} s`);
-    const result = await runLoad({ urls: bench.urls(`/messages${query.query}`), method: 'GET', keys: big.tenant.keys, connections: CONNECTIONS, durationSeconds: seconds });
+    const result = await runLoad({ urls: bench.apiUrls(`/messages${query.query}`), method: 'GET', keys: big.tenant.keys, connections: CONNECTIONS, durationSeconds: seconds });
     const total = await totalIsExact(bench, big, query);
     figures[query.name] = { result, total };
     rows.push({

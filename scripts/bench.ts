@@ -6,7 +6,7 @@
  * this machine. Prints the table of targets and writes bench/results.json.
  */
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -73,6 +73,7 @@ process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
 
 try {
   const started = new Date();
+  const loadAverageAtStart = loadavg();
   log(`${options.quick ? 'quick' : 'full'} run, ${options.processes} Dispatch process(es); logs in ${runDir}`);
   database = await startDatabase(options.databaseServer);
   upstream = await startUpstream(runDir);
@@ -106,14 +107,14 @@ try {
   await attempt('totals', 'totals', () => checkTotals(bench));
 
   const table = formatTable(rows);
-  process.stdout.write(`\nDispatch bench, ${options.quick ? 'quick run' : 'full run'}, ${options.processes} Dispatch process(es), ${database.where}, ${started.toISOString()}\n\n${table}\n\n`);
+  process.stdout.write(`\nDispatch bench, ${options.quick ? 'quick run' : 'full run'}, ${options.processes} Dispatch process(es), ${database.where}, ${started.toISOString()}, load average ${loadAverageAtStart.map((load) => load.toFixed(1)).join(' ')} at the start\n\n${table}\n\n`);
   await writeResults(RESULTS, {
     generated_at: started.toISOString(),
     finished_at: new Date().toISOString(),
     mode: options.quick ? 'quick' : 'full',
     processes: options.processes,
     database: database.where,
-    machine: describeMachine(version[0].server_version),
+    machine: describeMachine(version[0].server_version, loadAverageAtStart),
     durations: options.durations,
     rows,
     figures,

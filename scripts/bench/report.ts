@@ -14,13 +14,16 @@ export function formatTable(rows: Row[]): string {
   return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...cells.map(line)].join('\n');
 }
 
-export function describeMachine(postgresVersion: string): Record<string, unknown> {
+/** The machine, and its load average (1, 5, 15 minutes) before and after the run: others' work on a shared machine shows in every figure. */
+export function describeMachine(postgresVersion: string, loadAverageAtStart: number[]): Record<string, unknown> {
+  const load = (averages: number[]) => averages.map((average) => Number(average.toFixed(2)));
   const cpus = os.cpus();
   return {
     cpus: cpus.length,
     cpu_model: cpus[0]?.model,
     memory_gb: Math.round(os.totalmem() / 2 ** 30),
-    load_average_at_start: os.loadavg().map((load) => Number(load.toFixed(2))),
+    load_average_at_start: load(loadAverageAtStart),
+    load_average_at_end: load(os.loadavg()),
     node: process.version,
     postgres: postgresVersion,
   };

@@ -131,7 +131,7 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
     return { to, problem, routeId: routes[0]?.id, cost: problem ? '0.0000' : multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') };
   });
   const sendable = items.filter((item) => item.problem === null);
-  await checkSendLimits(trx, sender.apiKey, sendable.length);
+  const allowance = await checkSendLimits(trx, sender.apiKey, sendable.length);
 
   const charged = await applyWhileCovered(
     trx,
@@ -146,6 +146,8 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
     const { balance } = await trx('accounts').where({ id: sender.account.id }).first('balance');
     throw insufficientBalance(sendable[0].cost, balance, sender.account.currency);
   }
+  // Recipients the balance did not cover are refused after all: they do not count against the key's limits.
+  await allowance.giveBack(sendable.length - accepted.length);
 
   const now = new Date();
   const rows = items.map((item) => {

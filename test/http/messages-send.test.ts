@@ -159,13 +159,25 @@ describe('POST /messages/send', () => {
     expectError(await call('POST', '/messages/send', { auth: key.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } }), 429, 'monthly_limit_exceeded');
   });
 
-  it('counts the daily limit exactly under concurrency', async () => {
+  it('accepts exactly the daily limit of 50 concurrent sends through one key, and counts none that the balance refused', async () => {
     await clearOfUtcMidnight();
-    const tenant = await sendingTenant();
-    const key = await createAdminKey(tenant.accountId, { name: 'Capped', daily_limit: 3 });
-    const responses = await Promise.all(Array.from({ length: 10 }, () => call('POST', '/messages/send', { auth: key.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } })));
-    expect(responses.filter((r) => r.status === 201)).to.have.length(3);
-    expect(responses.filter((r) => r.status === 429)).to.have.length(7);
+    // 0.25 covers the 20 sends and five more.
+    const tenant = await sendingTenant({ balance: 0.25, routes: [{ price: 0.01 }] });
+    const key = await createAdminKey(tenant.accountId, { name: 'Capped', daily_limit: 20, monthly_limit: 30 });
+    const sendOne = () => call('POST', '/messages/send', { auth: key.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
+    const statuses = (await Promise.all(Array.from({ length: 50 }, sendOne))).map((response) => response.status);
+    expect([statuses.filter((status) => status === 201).length, statuses.filter((status) => status === 429).length]).to.deep.equal([20, 30]);
+    expect(await harness.db('messages').where({ api_key_id: key.id }).count({ n: '*' })).to.deep.equal([{ n: 20 }]);
+
+    const monthly = await createAdminKey(tenant.accountId, { name: 'Monthly', daily_limit: null, monthly_limit: 12 });
+    const bulk = await call('POST', '/messages/bulk', { auth: monthly.plain_key, body: { from: 'Dispatch', body: 'Hi', recipients: ['bogus', ...Array.from({ length: 8 }, (_, i) => `+1415555020${i}`)] } });
+    expect(bulk.body.data).to.include({ total: 9, sent: 5, failed: 4 });
+    // A send refused for the balance rolls its count back with it.
+    expectError(await call('POST', '/messages/send', { auth: monthly.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } }), 402, 'insufficient_balance');
+    await call('POST', `/admin/accounts/${tenant.accountId}/credit`, { auth: 'admin', body: { amount: 1 } });
+    const more = await Promise.all(Array.from({ length: 10 }, () => call('POST', '/messages/send', { auth: monthly.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } })));
+    expect(more.filter((response) => response.status === 201)).to.have.length(7);
+    expectError(more.find((response) => response.status !== 201) as never, 429, 'monthly_limit_exceeded');
   });
 });
 

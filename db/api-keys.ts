@@ -66,11 +66,6 @@ export async function recordKeyUse(db: Knex, lastUse: Map<string, Date>): Promis
   );
 }
 
-/** Locks the key's row until the transaction ends, so that sends through it are counted one at a time. */
-export async function lockKey(trx: Knex, id: string): Promise<void> {
-  await trx('api_keys').where({ id }).forUpdate().first('id');
-}
-
 export async function findKeyForAccount(db: Knex, accountId: string, id: string): Promise<ApiKeyRow | undefined> {
   return db<ApiKeyRow>('api_keys').where({ account_id: accountId, id }).first();
 }

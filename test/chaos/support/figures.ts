@@ -15,6 +15,8 @@ export interface LoadFigures {
   attempted: number;
   answered_201: number;
   answered_503: number;
+  /** The contract gives every 503 a Retry-After. */
+  answered_503_without_retry_after: number;
   /** Any 5xx but 503: never expected. */
   other_5xx: number;
   /** Answered with a 2xx other than 201 or a 4xx (a 409 while an Idempotency-Key's first claim is held). */
@@ -59,7 +61,7 @@ export interface ScenarioFigures {
   measures: Record<string, number | string>;
 }
 
-const emptyLoad = (): LoadFigures => ({ attempted: 0, answered_201: 0, answered_503: 0, other_5xx: 0, other_answers: 0, hangs: 0, cut: 0, off_contract: 0 });
+const emptyLoad = (): LoadFigures => ({ attempted: 0, answered_201: 0, answered_503: 0, answered_503_without_retry_after: 0, other_5xx: 0, other_answers: 0, hangs: 0, cut: 0, off_contract: 0 });
 
 function loadKey(status: number): keyof LoadFigures {
   if (status === 201) return 'answered_201';
@@ -71,18 +73,19 @@ function loadKey(status: number): keyof LoadFigures {
 export class Scenario {
   readonly figures: ScenarioFigures = { faults: {}, measures: {} };
 
-  /** A request answered with `status`. */
-  answer(status: number): void {
+  /** A request answered with `status` (and `headers`, where a 503's Retry-After can be checked). */
+  answer(status: number, headers?: Headers): void {
     const load = (this.figures.load ??= emptyLoad());
     load.attempted += 1;
     load[loadKey(status)] += 1;
+    if (status === 503 && !/^[1-9]\d*$/.test(headers?.get('retry-after') ?? '')) load.answered_503_without_retry_after += 1;
   }
 
   /** Requests made with timedCall, whatever became of them. */
   outcomes(outcomes: CallOutcome[]): void {
     for (const outcome of outcomes) {
       if (outcome.kind === 'answer') {
-        this.answer(outcome.status);
+        this.answer(outcome.status, outcome.headers);
         continue;
       }
       const load = (this.figures.load ??= emptyLoad());
@@ -186,7 +189,9 @@ function scenarioTable(name: string, figures: ScenarioFigures): string {
   const rows: [string, number | string | undefined][] = [];
   if (figures.load) {
     const load = figures.load;
-    rows.push(['requests sent', load.attempted], ['answered 201', load.answered_201], ['answered 503', load.answered_503], ['other 5xx', load.other_5xx]);
+    rows.push(['requests sent', load.attempted], ['answered 201', load.answered_201], ['answered 503', load.answered_503]);
+    if (load.answered_503) rows.push(['of which without Retry-After', load.answered_503_without_retry_after]);
+    rows.push(['other 5xx', load.other_5xx]);
     if (load.other_answers) rows.push(['other answers (4xx)', load.other_answers]);
     rows.push(['hangs (no answer by the deadline)', load.hangs]);
     if (load.cut) rows.push(['connections cut (the kill)', load.cut]);

@@ -57,12 +57,19 @@ export async function insertMessages(db: Knex, rows: NewMessage[]): Promise<Mess
   return result.rows;
 }
 
-/** Folds an account's count rows into stripe 0, skipping rows that a transaction is writing; waits for nothing but another fold. */
+/**
+ * Folds into stripe 0 the count rows that backends no longer alive left for the account. A live
+ * backend keeps its row, so folding never makes busy connections insert theirs again; a row
+ * that a transaction holds (a new backend that took a dead one's pid) is skipped, so a fold
+ * waits for nothing but another fold.
+ */
 export async function foldMessageCounts(db: Knex, accountId: string): Promise<void> {
   await db.raw(
     `WITH folded AS (
        DELETE FROM message_counts WHERE account_id = :accountId AND stripe IN (
-         SELECT stripe FROM message_counts WHERE account_id = :accountId AND stripe <> 0 FOR UPDATE SKIP LOCKED)
+         SELECT stripe FROM message_counts
+         WHERE account_id = :accountId AND stripe <> 0 AND stripe NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL)
+         FOR UPDATE SKIP LOCKED)
        RETURNING *)
      ${addToCounts(`SELECT :accountId, 0, ${MESSAGE_STATUSES.map((status) => `sum(${status})`).join(', ')} FROM folded HAVING count(*) > 0`)}`,
     { accountId },
@@ -105,8 +112,9 @@ function matching(db: Knex, accountId: string, filter: MessageFilter): Knex.Quer
   return query;
 }
 
-// Connections come and go, each leaving a count row: past this many, a read folds them.
-const FOLD_AFTER_STRIPES = 16;
+// Connections come and go, each leaving a count row: past this many (room for several processes'
+// pools of live connections), a read folds those of the backends gone.
+const FOLD_AFTER_STRIPES = 64;
 
 /**
  * A page of an account's messages, newest first, and the exact number that match. Without a

@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
+import { Batcher, runPrepared } from '../db/batching.ts';
 
 const WINDOW_SECONDS = 60;
-/** Statements counting at once; requests that arrive meanwhile wait and are counted together in the next. */
-const MAX_IN_FLIGHT = 2;
 
 export interface RateLimitOutcome {
   allowed: boolean;
@@ -11,11 +10,9 @@ export interface RateLimitOutcome {
   resetSeconds: number;
 }
 
-interface Waiting {
+interface Request {
   key: string;
   limit: number;
-  resolve: (outcome: RateLimitOutcome) => void;
-  reject: (error: unknown) => void;
 }
 
 /**
@@ -38,75 +35,37 @@ const COUNT_REQUESTS = `
 
 /**
  * Per-key request counting in fixed 60-second windows, stored in PostgreSQL. A request costs no
- * round trip of its own: the requests that arrive while a count is under way are counted
- * together in one statement, and each gets its place in the window in arrival order.
+ * round trip of its own: concurrent requests are counted together in one statement (db/batching.ts),
+ * and each gets its place in the window in arrival order.
  */
 export class KeyRateLimiter {
-  private readonly db: Knex;
-  private waiting: Waiting[] = [];
-  private inFlight = 0;
-  private scheduled = false;
+  private readonly batcher: Batcher<Request, RateLimitOutcome>;
 
   constructor(db: Knex) {
-    this.db = db;
+    this.batcher = new Batcher((requests) => count(db, requests));
   }
 
   consume(keyId: string, limit: number): Promise<RateLimitOutcome> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ key: `key:${keyId}`, limit, resolve, reject });
-      if (!this.scheduled) {
-        // Requests read from the network in the same turn of the event loop share a statement.
-        this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          this.pump();
-        });
-      }
-    });
+    return this.batcher.submit({ key: `key:${keyId}`, limit });
   }
+}
 
-  private pump(): void {
-    if (this.inFlight >= MAX_IN_FLIGHT || this.waiting.length === 0) return;
-    const batch = this.waiting;
-    this.waiting = [];
-    this.inFlight++;
-    this.count(batch)
-      .catch((error: unknown) => {
-        for (const request of batch) request.reject(error);
-      })
-      .finally(() => {
-        this.inFlight--;
-        this.pump();
-      });
-  }
-
-  private async count(batch: Waiting[]): Promise<void> {
-    const perKey = new Map<string, Waiting[]>();
-    for (const request of batch) {
-      const same = perKey.get(request.key);
-      if (same) same.push(request);
-      else perKey.set(request.key, [request]);
-    }
-    const keys = [...perKey.keys()].sort();
-    const connection = await this.db.client.acquireConnection();
-    let rows: { key: string; points: number; ms_left: number }[];
-    try {
-      ({ rows } = await connection.query({
-        name: 'count-key-requests',
-        text: COUNT_REQUESTS,
-        values: [keys, keys.map((key) => (perKey.get(key) as Waiting[]).length), WINDOW_SECONDS * 1000],
-      }));
-    } finally {
-      await this.db.client.releaseConnection(connection);
-    }
-    const counted = new Map(rows.map((row) => [row.key, row]));
-    for (const [key, requests] of perKey) {
-      const row = counted.get(key);
-      if (!row) throw new Error(`the request count of ${key} was not returned`);
-      const first = row.points - requests.length + 1;
-      requests.forEach((request, index) => request.resolve(outcomeOf(first + index, request.limit, row.ms_left)));
-    }
-  }
+async function count(db: Knex, requests: Request[]): Promise<RateLimitOutcome[]> {
+  const perKey = new Map<string, number>();
+  for (const { key } of requests) perKey.set(key, (perKey.get(key) ?? 0) + 1);
+  const keys = [...perKey.keys()].sort();
+  const rows = await runPrepared<{ key: string; points: number; ms_left: number }>(db, {
+    name: 'count-key-requests',
+    text: COUNT_REQUESTS,
+    values: [keys, keys.map((key) => perKey.get(key)), WINDOW_SECONDS * 1000],
+  });
+  // A key's requests take the places after the count before this statement, in arrival order.
+  const next = new Map(rows.map((row) => [row.key, { place: row.points - (perKey.get(row.key) as number) + 1, msLeft: row.ms_left }]));
+  return requests.map(({ key, limit }) => {
+    const counted = next.get(key);
+    if (!counted) throw new Error(`the request count of ${key} was not returned`);
+    return outcomeOf(counted.place++, limit, counted.msLeft);
+  });
 }
 
 function outcomeOf(place: number, limit: number, msLeft: number): RateLimitOutcome {

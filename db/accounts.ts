@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { Batcher, runPrepared } from './batching.ts';
 
 export interface AccountRow {
   id: string;
@@ -26,8 +27,28 @@ export async function insertAccount(db: Knex, account: NewAccount): Promise<Acco
   return rows.rows[0] ?? null;
 }
 
+const FIND_ACCOUNTS = `
+  SELECT id, email, name, company_name, country, status, kyc_verified, balance, currency, created_at
+  FROM accounts WHERE id = ANY ($1::text[])`;
+
+async function findAccounts(db: Knex, ids: string[]): Promise<(AccountRow | undefined)[]> {
+  const rows = await runPrepared<AccountRow>(db, { name: 'find-accounts', text: FIND_ACCOUNTS, values: [ids] });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => byId.get(id));
+}
+
+// Read for nearly every request (GET /account, /balance): concurrent reads share a statement.
+const lookups = new WeakMap<Knex, Batcher<string, AccountRow | undefined>>();
+
+/** The account as it is now: as read by a statement that began after the call. */
 export async function findAccount(db: Knex, id: string): Promise<AccountRow | undefined> {
-  return db<AccountRow>('accounts').where({ id }).first();
+  if (db.isTransaction) return db<AccountRow>('accounts').where({ id }).first();
+  let batcher = lookups.get(db);
+  if (!batcher) {
+    batcher = new Batcher((ids) => findAccounts(db, ids));
+    lookups.set(db, batcher);
+  }
+  return batcher.submit(id);
 }
 
 export async function setAccountStatus(db: Knex, id: string, status: AccountRow['status']): Promise<void> {

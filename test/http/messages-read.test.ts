@@ -70,6 +70,27 @@ describe('GET /messages', () => {
     }
   });
 
+  it('keeps totals exact under concurrent sends, bulks, deliveries and refunds of one account', async () => {
+    const tenant = await sendingTenant({
+      balance: 100,
+      routes: [
+        { prefixes: ['+1'], price: 0.01, config: { outcome: 'delivered', dlr_delay_ms: 10 } },
+        { prefixes: ['+44'], price: 0.01, config: { outcome: 'rejected' } },
+      ],
+    });
+    // Refunds lock the balance before they count and sends count before they charge: both at once, on one account.
+    const sends = Array.from({ length: 40 }, (_, i) => call('POST', '/messages/send', { auth: tenant.key, body: { to: i % 2 ? `+1415555${String(1000 + i)}` : `+4474001234${String(10 + i)}`, from: 'Dispatch', body: 'Hi' } }));
+    const bulks = Array.from({ length: 3 }, () => call('POST', '/messages/bulk', { auth: tenant.key, body: { from: 'Dispatch', body: 'Hi', recipients: ['bogus', ...Array.from({ length: 30 }, (_, i) => (i % 3 ? `+1415556${String(1000 + i)}` : `+4474005678${String(10 + i)}`))] } }));
+    expect((await Promise.all([...sends, ...bulks])).map((response) => response.status)).to.deep.equal(Array(43).fill(201));
+    await eventually(() => harness.db('messages').where({ account_id: tenant.accountId }).whereIn('status', ['pending', 'sent']).count({ n: '*' }), ([{ n }]) => Number(n) === 0, { what: 'every message final', timeoutMs: 30_000 });
+    const byStatus = Object.fromEntries((await harness.db('messages').where({ account_id: tenant.accountId }).groupBy('status').select('status', harness.db.raw('count(*)::int AS n'))).map(({ status, n }) => [status, n]));
+    expect(byStatus).to.deep.equal({ delivered: 20 + 60, failed: 20 + 3 + 30 });
+    for (const status of ['delivered', 'failed', 'pending', 'sent', 'undelivered']) {
+      expect((await call('GET', `/messages?status=${status}&limit=1`, { auth: tenant.key })).body.pagination.total, status).to.equal(byStatus[status] ?? 0);
+    }
+    expect((await call('GET', '/messages?limit=1', { auth: tenant.key })).body.pagination.total).to.equal(133);
+  });
+
   it('pages newest first with the id as tie-break: deep pages hold the rows a full sort puts there, and a page past the end is empty', async () => {
     const tenant = await createTenant();
     const instants = Array.from({ length: 23 }, (_, i) => new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(i / 2))).toISOString());

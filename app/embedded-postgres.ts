@@ -58,7 +58,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
     password,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    // Each Dispatch process holds up to about 40 connections (API, workers, counters, pg-boss, listeners).
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
     onLog: log,
     onError: (error) => log(String(error)),
   });

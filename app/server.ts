@@ -37,6 +37,9 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** Connects, migrates under the advisory lock, starts the queues and listens. */
 export async function startDispatch(config: Config, databaseUrl: string, logger: Logger): Promise<Dispatch> {
   const db = connect(databaseUrl);
+  // The workers have a pool of their own: a burst of background work (a backlog after a restart,
+  // many slow upstreams) waits on its own connections and never starves the API's requests.
+  const workDb = connect(databaseUrl);
   const counters = connect(databaseUrl, 4, { durable: false });
   await migrateLatest(db);
   const boss = await startQueues(databaseUrl, (error) => logger.error({ err: error }, 'job queue error'));
@@ -83,11 +86,11 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   // work that blocks the event loop.
   const providers = new ProviderPool(
     origin,
-    (routeId, report) => recordDeliveryReport(db, jobs, routeId, report),
+    (routeId, report) => recordDeliveryReport(workDb, jobs, routeId, report),
     logger.child({ component: 'provider' }),
   );
   await startSendWorker(boss, {
-    db,
+    db: workDb,
     jobs,
     providers,
     onError: (error, messageId) => logger.error({ err: error, message_id: messageId }, 'send failed unexpectedly; the job will be retried'),
@@ -98,7 +101,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     },
   });
   await startWebhookWorker(boss, {
-    db,
+    db: workDb,
     jobs,
     settings: {
       retrySchedule: config.webhookRetrySchedule,
@@ -109,9 +112,9 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     onError: (error, deliveryId) => logger.error({ err: error, delivery_id: deliveryId }, 'webhook attempt failed unexpectedly; the job will be retried'),
     onAttempt: (ok) => metrics.webhookAttempts.inc({ result: ok ? 'succeeded' : 'failed' }),
   });
-  await startDailyPurge(boss, db);
+  await startDailyPurge(boss, workDb);
   await startReconciler(boss, {
-    db,
+    db: workDb,
     jobs,
     webhookRules: { retrySchedule: config.webhookRetrySchedule, disableAfter: config.webhookDisableAfter },
     onReconciled: (counts) => logger.warn(counts, 'settled work that no live job would have moved'),
@@ -130,7 +133,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       await providers.close();
       await keyUsage.stop();
       await keyCache.stop();
-      await Promise.all([db.destroy(), counters.destroy()]);
+      await Promise.all([db.destroy(), workDb.destroy(), counters.destroy()]);
     })();
     return stopping;
   };

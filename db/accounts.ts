@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { Batcher, runPrepared } from './batching.ts';
+import { pooledBatcher, runPrepared } from './batching.ts';
 
 export interface AccountRow {
   id: string;
@@ -31,24 +31,17 @@ const FIND_ACCOUNTS = `
   SELECT id, email, name, company_name, country, status, kyc_verified, balance, currency, created_at
   FROM accounts WHERE id = ANY ($1::text[])`;
 
-async function findAccounts(db: Knex, ids: string[]): Promise<(AccountRow | undefined)[]> {
+// Read for nearly every request (GET /account, /balance): concurrent reads share a statement.
+const accountLookups = pooledBatcher(async (db, ids: string[]): Promise<(AccountRow | undefined)[]> => {
   const rows = await runPrepared<AccountRow>(db, { name: 'find-accounts', text: FIND_ACCOUNTS, values: [ids] });
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => byId.get(id));
-}
-
-// Read for nearly every request (GET /account, /balance): concurrent reads share a statement.
-const lookups = new WeakMap<Knex, Batcher<string, AccountRow | undefined>>();
+});
 
 /** The account as it is now: as read by a statement that began after the call. */
 export async function findAccount(db: Knex, id: string): Promise<AccountRow | undefined> {
   if (db.isTransaction) return db<AccountRow>('accounts').where({ id }).first();
-  let batcher = lookups.get(db);
-  if (!batcher) {
-    batcher = new Batcher((ids) => findAccounts(db, ids));
-    lookups.set(db, batcher);
-  }
-  return batcher.submit(id);
+  return accountLookups(db).submit(id);
 }
 
 export async function setAccountStatus(db: Knex, id: string, status: AccountRow['status']): Promise<void> {

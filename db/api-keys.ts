@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { AccountRow } from './accounts.ts';
+import { pooledBatcher, runPrepared } from './batching.ts';
 
 export interface ApiKeyRow {
   id: string;
@@ -30,15 +31,27 @@ export interface KeyWithAccount {
   account: AccountRow;
 }
 
-/** The key with this hash and its account, revoked or not: the caller decides what a revoked key answers. */
-export async function findKeyByHash(db: Knex, keyHash: Buffer): Promise<KeyWithAccount | undefined> {
-  const row = await db('api_keys as k')
-    .join('accounts as a', 'a.id', 'k.account_id')
-    .where('k.key_hash', keyHash)
-    .first('k.*', db.raw('to_jsonb(a.*) AS account'));
-  if (!row) return undefined;
-  const { account, ...key } = row;
-  return { key, account: { ...account, balance: String(account.balance), created_at: new Date(account.created_at) } };
+const FIND_KEYS = `
+  SELECT k.id, k.account_id, k.name, k.key_hash, k.key_hint, k.permissions, k.rate_limit, k.daily_limit, k.monthly_limit,
+         k.allowed_ips, k.expires_at, k.revoked_at, k.last_used_at, k.created_at, to_jsonb(a.*) AS account
+  FROM api_keys k JOIN accounts a ON a.id = k.account_id
+  WHERE k.key_hash = ANY ($1::bytea[])`;
+
+// Looked up whenever a process's cached row of a key in use runs out: keys in use together share a statement.
+const keyLookups = pooledBatcher(async (db, hashes: Buffer[]): Promise<(KeyWithAccount | undefined)[]> => {
+  const rows = await runPrepared<ApiKeyRow & { account: Record<string, unknown> }>(db, { name: 'find-keys-by-hash', text: FIND_KEYS, values: [hashes] });
+  const byHash = new Map(
+    rows.map(({ account, ...key }) => [
+      key.key_hash.toString('hex'),
+      { key, account: { ...account, balance: String(account.balance), created_at: new Date(account.created_at as string) } as AccountRow },
+    ]),
+  );
+  return hashes.map((hash) => byHash.get(hash.toString('hex')));
+});
+
+/** The key with this hash and its account, revoked or not (the caller decides what a revoked key answers), read on a connection of its own: never inside a transaction. */
+export function findKeyByHash(db: Knex, keyHash: Buffer): Promise<KeyWithAccount | undefined> {
+  return keyLookups(db).submit(keyHash);
 }
 
 export async function listKeysForAccount(db: Knex, accountId: string): Promise<ApiKeyRow[]> {

@@ -58,6 +58,19 @@ export class Batcher<Request, Answer> {
   }
 }
 
+/** A batcher per pool, made on first use, whose batches `run` answers on that pool. */
+export function pooledBatcher<Request, Answer>(run: (db: Knex, requests: Request[]) => Promise<Answer[]>): (db: Knex) => Batcher<Request, Answer> {
+  const batchers = new WeakMap<Knex, Batcher<Request, Answer>>();
+  return (db) => {
+    let batcher = batchers.get(db);
+    if (!batcher) {
+      batcher = new Batcher((requests) => run(db, requests));
+      batchers.set(db, batcher);
+    }
+    return batcher;
+  };
+}
+
 /**
  * One named (prepared) statement on a pooled connection, without Knex's query builder: for the
  * statements that run for every request. Name only statements whose result columns are listed,

@@ -119,7 +119,7 @@ export async function up(knex: Knex): Promise<void> {
     CREATE INDEX messages_key_created_idx ON messages (api_key_id, created_at);
     CREATE UNIQUE INDEX messages_provider_id_key ON messages (route_id, provider_message_id) WHERE provider_message_id IS NOT NULL;
 
-    -- Per-key request counters of rate-limiter-flexible (its own schema), shared by every process.
+    -- Per-key request counters (fixed windows, app/rate-limit.ts), shared by every process.
     CREATE TABLE rate_limits (
       key     varchar(255) PRIMARY KEY,
       points  integer NOT NULL DEFAULT 0,

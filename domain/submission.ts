@@ -33,7 +33,7 @@ const DIED_MID_SUBMIT = 'Dispatch stopped before the upstream answered';
  * to fail the message with. A submission still 'submitting' belongs to a process that died
  * between writing to the upstream and recording its answer: an unknown outcome, by the rules.
  */
-async function routesAfterEarlierTries(db: Knex, earlier: SubmissionRow[], routes: RouteRow[]): Promise<RouteRow[] | { failWith: ReturnType<typeof unknownOutcomeError> }> {
+async function routesAfterEarlierTries(db: Knex, earlier: SubmissionRow[], routes: RouteRow[]): Promise<RouteRow[] | { failWith: MessageError }> {
   let allowed = routes;
   for (const submission of earlier) {
     if (submission.outcome === 'submitting') {
@@ -80,9 +80,7 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
   const lastTry = retriesSpent || Date.now() - message.created_at.getTime() >= SEND_WINDOW_MS;
   const eligible = routesFor(await activeAccountRoutes(db, message.account_id), message.to, message.requested_route_id);
   const routes = message.attempts === 0 ? eligible : await routesAfterEarlierTries(db, await submissionsOf(db, message.id), eligible);
-  if (!Array.isArray(routes)) {
-    return fail(routes.failWith);
-  }
+  if (!Array.isArray(routes)) return fail(routes.failWith);
   const outbound = outboundOf(message);
   let lastProblem = 'no active route of the account covers this number any more.';
   let charged = message.cost;

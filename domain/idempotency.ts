@@ -5,7 +5,7 @@ import { ApiError, type ErrorType } from './errors.ts';
 
 const EXPIRES_SECONDS = 24 * 60 * 60;
 // A claim still running this long belongs to a request that died; its transaction rolled back.
-const STALE_SECONDS = 120;
+export const STALE_SECONDS = 120;
 
 export interface Outcome<Data> {
   status: number;

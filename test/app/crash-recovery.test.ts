@@ -5,6 +5,7 @@ import { randomBase62 } from '../../domain/ids.ts';
 import { call } from '../support/client.ts';
 import { ADMIN_TOKEN, harness, TEST_WEBHOOK_ENV } from '../support/harness.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
+import { eventually } from '../support/fixtures.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /** A Dispatch in its own OS process, so that it can be killed the hard way. */
@@ -69,14 +70,12 @@ describe('a Dispatch process killed during a webhook delivery', function () {
       await provider.waitForRequests(1);
       const jobs = new pg.Client({ connectionString: databaseUrl });
       await jobs.connect();
-      const waitForJob = async (condition: string) => {
-        for (let deadline = Date.now() + 30_000; ; ) {
-          const { rows } = await jobs.query(`SELECT 1 FROM pgboss.job WHERE name = 'send-message' AND data->>'message_id' = $1 AND ${condition}`, [sent.id]);
-          if (rows.length > 0) return;
-          if (Date.now() > deadline) throw new Error(`the send job never matched ${condition}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      };
+      const waitForJob = (condition: string) =>
+        eventually(
+          async () => (await jobs.query(`SELECT 1 FROM pgboss.job WHERE name = 'send-message' AND data->>'message_id' = $1 AND ${condition}`, [sent.id])).rows.length,
+          (found) => found > 0,
+          { timeoutMs: 30_000, what: `the send job to match ${condition}` },
+        );
       try {
         await waitForJob(`state = 'retry'`);
         first.child.kill('SIGKILL');

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { STALE_SECONDS } from '../../domain/idempotency.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 import { countBy, eventIdsOf, FINAL_STATES, messagesOf, moneyOf, strandedMessages } from './support/database-checks.ts';
 import { eventually } from './support/eventually.ts';
@@ -50,6 +51,19 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
   /** A client's retry under the same Idempotency-Key: after a cut connection, a 409 (the first claim is still held) or a 5xx. */
   const worthRetrying = (outcome: CallOutcome) => outcome.kind === 'connection' || outcome.kind === 'timeout' || (outcome.kind === 'answer' && (outcome.status === 409 || outcome.status >= 500));
 
+  /**
+   * A 409 says the send cut by the kill still holds its Idempotency-Key: wait until the key may
+   * be claimed again (its request finished, or died STALE_SECONDS ago), as the server decides it.
+   */
+  const untilKeyReleased = (key: string) =>
+    eventually(`Idempotency-Key ${key} released`, RESEND_DEADLINE_MS, async () => {
+      const { rows } = await stage.pool.query(
+        `SELECT 1 FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND response_status IS NULL AND created_at >= clock_timestamp() - make_interval(secs => $3)`,
+        [tenant.accountId, key, STALE_SECONDS],
+      );
+      return { done: rows.length === 0, detail: 'the claim is still held' };
+    });
+
   const acceptedIds = () => new Set(lastTry.filter(is201).map((outcome) => outcome.body.data.id as string));
 
   before(async () => {
@@ -97,7 +111,7 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
     await Promise.all(firstTry.map(async (outcome, index) => {
       const deadline = restartedAt + RESEND_DEADLINE_MS;
       while (worthRetrying(outcome) && Date.now() < deadline) {
-        if (outcome.kind === 'answer') await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (outcome.kind === 'answer' && outcome.status === 409) await untilKeyReleased(`kill-${index}`);
         outcome = await send(index);
       }
       lastTry[index] = outcome;

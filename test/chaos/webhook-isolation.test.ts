@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { call } from '../support/client.ts';
-import { sendingTenant, type Tenant } from '../support/fixtures.ts';
+import { receivingEndpoint, sendingTenant, type Tenant } from '../support/fixtures.ts';
 import { harness, TEST_WEBHOOK_ENV } from '../support/harness.ts';
 import { WebhookReceiver, type Answer } from '../support/webhook-receiver.ts';
 import { allSettled, attemptsOf, waitUntil } from '../support/webhook-state.ts';
@@ -46,12 +46,9 @@ describe("one account's failing webhook endpoints and another account's delivery
   });
 
   async function endpoint(tenant: Tenant, answer: Answer): Promise<{ receiver: WebhookReceiver; id: string }> {
-    const receiver = await WebhookReceiver.start();
-    receivers.push(receiver);
-    receiver.answerWith(answer);
-    const created = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url } });
-    expect(created.status).to.equal(201);
-    return { receiver, id: created.body.data.id };
+    const made = await receivingEndpoint(tenant, answer);
+    receivers.push(made.receiver);
+    return made;
   }
 
   it(`keeps the p99 from event to delivery under ${P99_BOUND_MS} ms while seven endpoints of another account hang, redirect, refuse or break, ${FLOOD_EVENTS} events each`, async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { call } from '../support/client.ts';
-import { sendingTenant, type Tenant } from '../support/fixtures.ts';
+import { receivingEndpoint, sendingTenant, type Tenant } from '../support/fixtures.ts';
 import { TEST_WEBHOOK_ENV } from '../support/harness.ts';
 import { WebhookReceiver, type Answer } from '../support/webhook-receiver.ts';
 import { allSettled, attemptsOf, deliveriesOf, endpointRow, waitUntil } from '../support/webhook-state.ts';
@@ -30,12 +30,9 @@ describe('webhook receiver faults', function () {
   });
 
   async function endpoint(tenant: Tenant, answer: Answer): Promise<{ receiver: WebhookReceiver; id: string }> {
-    const receiver = await WebhookReceiver.start();
-    receivers.push(receiver);
-    receiver.answerWith(answer);
-    const created = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url } });
-    expect(created.status).to.equal(201);
-    return { receiver, id: created.body.data.id };
+    const made = await receivingEndpoint(tenant, answer);
+    receivers.push(made.receiver);
+    return made;
   }
 
   const bulk = async (tenant: Tenant, count: number, from: number) =>

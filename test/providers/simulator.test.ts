@@ -54,6 +54,15 @@ describe('simulator provider', () => {
     return provider;
   }
 
+  /**
+   * Waits until enough time has passed for `stopped` to have delivered again were it still
+   * running: a second simulator with the same backoff, started now, has delivered three times.
+   */
+  async function outlastRedelivery(stopped: string): Promise<void> {
+    await simulator().submit(message);
+    await waitFor(() => deliveries.filter((report) => report.providerMessageId !== stopped).length >= 3);
+  }
+
   /** A store that fails `count` times, then stores. */
   function failing(count: number): (report: DeliveryReport) => Promise<void> {
     return async (report) => {
@@ -109,12 +118,13 @@ describe('simulator provider', () => {
     await simulator({}, { redeliveryForMs: 60 }).submit(message);
     await waitFor(() => logs.some(({ level }) => level === 'error'));
     const tries = deliveries.length;
+    const id = deliveries[0]!.providerMessageId;
 
     expect(tries).to.be.at.least(2);
     expect(logs.map(({ level }) => level)).to.deep.equal(['warn', 'error']);
     expect(logs[1]!.message).to.equal('Simulator delivery report never recorded; given up');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(deliveries).to.have.length(tries);
+    await outlastRedelivery(id);
+    expect(deliveries.filter((report) => report.providerMessageId === id)).to.have.length(tries);
   });
 
   it('stops delivering again when closed', async () => {
@@ -125,9 +135,10 @@ describe('simulator provider', () => {
 
     await provider.close();
     const tries = deliveries.length;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const id = deliveries[0]!.providerMessageId;
+    await outlastRedelivery(id);
 
-    expect(deliveries).to.have.length(tries);
+    expect(deliveries.filter((report) => report.providerMessageId === id)).to.have.length(tries);
   });
 
   it('answers retryable after close', async () => {

@@ -270,9 +270,11 @@ describe('SMPP provider', () => {
 
     it('logs the bind, the drop, the rebind and the unbind at close, with the route and without the password', async () => {
       const provider = connect();
-      await smsc.waitFor(() => smsc.binds === 1);
+      const logged = (message: string) => logs.some((entry) => entry.message === message);
+      // The ESME logs a bind when its bind_resp arrives, after the SMSC has counted the bind.
+      await smsc.waitFor(() => logged('SMPP bound as transceiver'));
       smsc.dropConnections();
-      await smsc.waitFor(() => smsc.binds === 2);
+      await smsc.waitFor(() => logged('SMPP rebound as transceiver'));
       await provider.close();
 
       expect(logs.map(({ level, message }) => `${level} ${message}`)).to.deep.equal([
@@ -399,16 +401,26 @@ describe('SMPP provider', () => {
     it('answers a receipt only once its report is stored', async () => {
       const id = await submitted();
       const events: string[] = [];
+      let release = () => {};
+      const storing = new Promise<void>((resolve) => (release = resolve));
+      let reached = false;
       onReport = async (report) => {
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        reached = true;
+        await storing;
         reports.push(report);
         events.push('stored');
       };
 
-      await smsc.sendReceipt(id, 'DELIVRD');
-      events.push('answered');
+      const answered = smsc.sendReceipt(id, 'DELIVRD').then((status) => events.push(`answered ${status}`));
+      await smsc.waitFor(() => reached);
+      // A PDU answered on the same session after the receipt: had the receipt been answered
+      // before its report was stored, that answer would have come first.
+      await smsc.enquireLink();
+      expect(events).to.deep.equal([]);
+      release();
+      await answered;
 
-      expect(events).to.deep.equal(['stored', 'answered']);
+      expect(events).to.deep.equal(['stored', 'answered 0']);
     });
 
     it('loses no receipt while reports cannot be stored: the SMSC redelivers it until it is answered 0', async () => {

@@ -3,6 +3,7 @@ import { insertMessages, type NewMessage } from '../../db/messages.ts';
 import { newId, randomBase62 } from '../../domain/ids.ts';
 import { call } from './client.ts';
 import { harness } from './harness.ts';
+import { WebhookReceiver, type Answer } from './webhook-receiver.ts';
 
 export interface Tenant {
   accountId: string;
@@ -131,4 +132,13 @@ export async function clearOfUtcMidnight(marginMs = 5_000): Promise<void> {
   const now = Date.now();
   const untilMidnight = 86_400_000 - (now % 86_400_000);
   if (untilMidnight < marginMs) await new Promise((resolve) => setTimeout(resolve, untilMidnight + 50));
+}
+
+/** A webhook endpoint of the tenant at a new local receiver that answers as told; the caller stops the receiver. */
+export async function receivingEndpoint(tenant: Tenant, answer: Answer): Promise<{ receiver: WebhookReceiver; id: string }> {
+  const receiver = await WebhookReceiver.start();
+  receiver.answerWith(answer);
+  const created = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url } });
+  expect(created.status, JSON.stringify(created.body)).to.equal(201);
+  return { receiver, id: created.body.data.id };
 }

@@ -4,6 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../../app/free-port.ts';
 import { ADMIN_TOKEN } from '../../support/harness.ts';
+import { eventually } from './eventually.ts';
 
 /** Where each Dispatch process's output is kept (gitignored), so that a failed run can be read afterwards. */
 export const ARTIFACTS = resolve('test-artifacts', 'chaos');
@@ -120,13 +121,11 @@ export class DispatchProcess {
   }
 
   async #waitUntilReady(timeoutMs = 90_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+    await eventually('Dispatch answering 200 on /readyz', timeoutMs, async () => {
       if (!this.running) throw new Error(`Dispatch exited before it was ready:\n${await this.logTail()}`);
       const status = await fetch(`${this.origin}/readyz`, { signal: AbortSignal.timeout(2000) }).then((response) => response.status, () => 0);
-      if (status === 200) return;
-      if (Date.now() > deadline) throw new Error(`Dispatch did not answer 200 on /readyz within ${timeoutMs} ms (last: ${status || 'no answer'}):\n${await this.logTail()}`);
-      await new Promise((done) => setTimeout(done, 100));
-    }
+      return { done: status === 200, detail: `last: ${status || 'no answer'} (log: ${this.logFile})` };
+    }, 100);
   }
+
 }

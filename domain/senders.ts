@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isUniqueViolation } from '../db/constraints.ts';
 import { findSender, insertSender, moveSender, type SenderRow, type SenderStatus, type SenderType } from '../db/senders.ts';
 import { conflict, invalidRequest, notFound } from './errors.ts';
 import { newId } from './ids.ts';
@@ -58,10 +59,23 @@ const TRANSITIONS: Record<'approve' | 'reject' | 'suspend', { from: SenderStatus
   suspend: { from: ['approved'], to: 'suspended' },
 };
 
+/**
+ * Moves the sender, refusing to approve a number that another account holds: its replies could
+ * belong to only one of them (the schema's senders_inbound_number_key allows one approved holder).
+ */
+async function move(db: Knex, id: string, from: SenderStatus[], to: SenderStatus): Promise<SenderRow | undefined> {
+  try {
+    return await moveSender(db, id, from, to);
+  } catch (error) {
+    if (!isUniqueViolation(error, 'senders_inbound_number_key')) throw error;
+    throw conflict('This number is already approved for another account: a number receives replies for one account at a time.', 'conflict', 'id');
+  }
+}
+
 /** Applies a review decision; repeating a decision on a sender already in its state changes nothing. */
 export async function reviewSender(db: Knex, id: string, decision: keyof typeof TRANSITIONS): Promise<SenderRow> {
   const { from, to } = TRANSITIONS[decision];
-  const moved = await moveSender(db, id, from, to);
+  const moved = await move(db, id, from, to);
   if (moved) return moved;
   const current = await findSender(db, id);
   if (!current) throw notFound('sender', id);

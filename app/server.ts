@@ -6,6 +6,7 @@ import { migrateLatest, migrationsCurrent } from '../db/migrate.ts';
 import { jobQueueOf, startQueues } from '../db/queues.ts';
 import { recordDeliveryReport } from '../domain/message-outcomes.ts';
 import { startWebhookWorker } from '../jobs/deliver-webhook.ts';
+import { startJobDispatchers } from '../jobs/job-dispatcher.ts';
 import { startDailyPurge } from '../jobs/purge.ts';
 import { startReconciler } from '../jobs/reconcile.ts';
 import { startSendWorker } from '../jobs/send-message.ts';
@@ -89,7 +90,8 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     (routeId, report) => recordDeliveryReport(workDb, jobs, routeId, report),
     logger.child({ component: 'provider' }),
   );
-  await startSendWorker(boss, {
+  const dispatchers = await startJobDispatchers(boss, databaseUrl, (error) => logger.error({ err: error }, 'job queue error'));
+  startSendWorker(dispatchers, {
     db: workDb,
     jobs,
     providers,
@@ -100,7 +102,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       if (outcome.status !== 'accepted') metrics.upstreamErrors.inc({ route: String(routeId), code: outcome.code });
     },
   });
-  await startWebhookWorker(boss, {
+  startWebhookWorker(dispatchers, {
     db: workDb,
     jobs,
     settings: {
@@ -129,6 +131,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await closed;
       clearTimeout(grace);
+      await dispatchers.stop(SHUTDOWN_GRACE_MS);
       await boss.stop({ graceful: true, timeout: SHUTDOWN_GRACE_MS });
       await providers.close();
       await keyUsage.stop();

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { listenFor, type NotificationListener } from './notifications.ts';
 
 /** Where the database announces, by account id, a change to an account or one of its keys (see the migration announce_auth_changes). */
 export const AUTH_CHANGES_CHANNEL = 'dispatch_auth_changes';
@@ -12,64 +12,7 @@ export interface AuthChangeHandlers {
   onLost: (error: unknown) => void;
 }
 
-export interface AuthChangeListener {
-  stop: () => Promise<void>;
-}
-
-/**
- * Listens for announcements on a connection of its own, outside any pool, and opens a new one
- * `retryMs` after losing it, for as long as it runs. Resolves once the first attempt to listen
- * succeeded or failed (then it goes on retrying).
- */
-export async function listenForAuthChanges(databaseUrl: string, handlers: AuthChangeHandlers, retryMs = 1000): Promise<AuthChangeListener> {
-  let current: pg.Client | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  let stopped = false;
-  let reportedLoss = false;
-
-  const lose = (client: pg.Client, error: unknown) => {
-    if (client !== current) return;
-    current = undefined;
-    client.end().catch(() => {});
-    handlers.onReset();
-    if (stopped) return;
-    if (!reportedLoss) handlers.onLost(error);
-    reportedLoss = true;
-    retry = setTimeout(() => void listen(), retryMs);
-  };
-
-  const listen = async () => {
-    const client = new pg.Client({ connectionString: databaseUrl, application_name: 'dispatch-auth-changes', connectionTimeoutMillis: 5000, keepAlive: true });
-    current = client;
-    client.on('error', (error) => lose(client, error));
-    client.on('end', () => lose(client, new Error('the connection listening for key and account changes ended')));
-    client.on('notification', ({ channel, payload }) => {
-      if (channel === AUTH_CHANGES_CHANNEL && payload && client === current) handlers.onChange(payload);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${AUTH_CHANGES_CHANNEL}`);
-    } catch (error) {
-      lose(client, error);
-      return;
-    }
-    if (client !== current) {
-      // Stopped, or lost, while connecting.
-      await client.end().catch(() => {});
-      return;
-    }
-    reportedLoss = false;
-    handlers.onReset();
-  };
-
-  await listen();
-  return {
-    stop: async () => {
-      stopped = true;
-      clearTimeout(retry);
-      const client = current;
-      current = undefined;
-      await client?.end().catch(() => {});
-    },
-  };
+/** Listens for announcements for as long as it runs, reconnecting `retryMs` after a loss (see listenFor). */
+export function listenForAuthChanges(databaseUrl: string, handlers: AuthChangeHandlers, retryMs = 1000): Promise<NotificationListener> {
+  return listenFor(databaseUrl, AUTH_CHANGES_CHANNEL, { onNotification: handlers.onChange, onReset: handlers.onReset, onLost: handlers.onLost }, retryMs);
 }

@@ -30,28 +30,42 @@ export interface JobQueue {
 /** Options every job of a queue gets that depend on configuration (such as how long an attempt may run). */
 export type JobDefaults = Partial<Record<QueueKey, { expireInSeconds?: number }>>;
 
+/**
+ * Where an enqueuing transaction announces, by queue name, jobs that are due at once, so that a
+ * process's job dispatcher (jobs/job-dispatcher.ts) fetches them within milliseconds of the commit
+ * rather than at its next poll. PostgreSQL delivers it only on commit, once per transaction and queue.
+ */
+export const JOBS_CHANNEL = 'dispatch_jobs';
+
+const announce = (trx: Knex.Transaction, queue: QueueKey) => trx.raw('SELECT pg_notify(?, ?)', [JOBS_CHANNEL, QUEUES[queue].name]);
+const dueNow = (options?: PerJobOptions) => !(options?.startAfter instanceof Date) || options.startAfter <= new Date();
+
 export const jobQueueOf = (boss: PgBoss, defaults: JobDefaults = {}): JobQueue => ({
   async enqueue(trx, queue, data, options) {
     await boss.send(QUEUES[queue].name, data, { db: fromKnex(trx), ...defaults[queue], ...options });
+    if (dueNow(options)) await announce(trx, queue);
   },
   async enqueueMany(trx, queue, data, optionsOf) {
-    if (data.length > 0) await boss.insert(QUEUES[queue].name, data.map((item, index) => ({ data: item, ...defaults[queue], ...optionsOf?.(item, index) })), { db: fromKnex(trx) });
+    if (data.length === 0) return;
+    const jobs = data.map((item, index) => ({ data: item, ...defaults[queue], ...optionsOf?.(item, index) }));
+    await boss.insert(QUEUES[queue].name, jobs, { db: fromKnex(trx) });
+    if (jobs.some(dueNow)) await announce(trx, queue);
   },
 });
 
 /**
- * Starts pg-boss on its own pool and creates the queues. LISTEN/NOTIFY (and `notify` on each
- * queue) wakes a worker within milliseconds of a job's commit instead of at its next poll.
+ * Starts pg-boss on its own pool and creates the queues. New jobs are announced on JOBS_CHANNEL
+ * to one dispatcher per queue, not through pg-boss's own notifications, which wake every worker.
  */
 export async function startQueues(databaseUrl: string, onError: (error: Error) => void): Promise<PgBoss> {
   // Supervision and monitoring every 5 s (not 60) return the jobs of a process that died, found by
   // their stale heartbeat, to the queue within seconds.
-  const boss = new PgBoss({ connectionString: databaseUrl, useListenNotify: true, superviseIntervalSeconds: 5, monitorIntervalSeconds: 5 });
+  const boss = new PgBoss({ connectionString: databaseUrl, useListenNotify: false, superviseIntervalSeconds: 5, monitorIntervalSeconds: 5 });
   boss.on('error', onError);
   await boss.start();
   for (const { name, options } of Object.values(QUEUES)) {
-    if (await boss.getQueue(name)) await boss.updateQueue(name, { ...options, notify: true });
-    else await boss.createQueue(name, { ...options, notify: true });
+    if (await boss.getQueue(name)) await boss.updateQueue(name, { ...options, notify: false });
+    else await boss.createQueue(name, options);
   }
   return boss;
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Job, PgBoss, WorkOptions } from 'pg-boss';
+import type { Job } from 'pg-boss';
 import packageJson from '../package.json' with { type: 'json' };
 import { ENDPOINT_CONCURRENCY, LANE_PRIORITY, laneOfJob, type DeliveryLane } from '../db/delivery-lanes.ts';
 import type { JobQueue } from '../db/queues.ts';
@@ -7,7 +7,7 @@ import { QUEUES } from '../db/queues.ts';
 import { abandonDelivery, findDelivery } from '../db/webhooks.ts';
 import { laneOf, moveToLane, recordWebhookAttempt, type DeliveryRules } from '../domain/webhook-deliveries.ts';
 import { signPayload, SIGNATURE_HEADER } from '../domain/webhook-signature.ts';
-import { startSingleJobWorker } from './single-job-worker.ts';
+import type { DispatchOptions, JobDispatchers } from './job-dispatcher.ts';
 import { postWebhook } from './webhook-post.ts';
 
 export interface WebhookSettings extends DeliveryRules {
@@ -59,24 +59,20 @@ export async function attemptDelivery(deps: WebhookDependencies, deliveryId: num
 }
 
 /**
- * Each job is one attempt, and each worker runs one job at a time, so that no attempt waits for
- * another. Jobs are grouped by endpoint, and pg-boss caps the attempts in flight per endpoint
- * across every process (ENDPOINT_CONCURRENCY: 4, or 1 on probation). The reserved workers take
- * only prompt-lane jobs; the shared ones take any, prompt-lane first. So endpoints that are new,
- * slow or hanging hold at most SHARED_WORKERS attempts at once (one each), each for at most
- * WEBHOOK_TIMEOUT_MS, and never a reserved worker; an endpoint that was prompt and starts to hang
- * holds at most 4 workers for one deadline before its jobs move to probation.
+ * Each job is one attempt, run on its own, so that no attempt waits for another. Jobs are grouped
+ * by endpoint, and pg-boss caps the attempts in flight per endpoint across every process
+ * (ENDPOINT_CONCURRENCY: 4, or 1 on probation). The reserved slots take only prompt-lane jobs;
+ * the shared ones take any, prompt-lane first. So endpoints that are new, slow or hanging hold at
+ * most the shared slots (one each), each for at most WEBHOOK_TIMEOUT_MS, and never a reserved
+ * slot; an endpoint that was prompt and starts to hang holds at most 4 slots for one deadline
+ * before its jobs move to probation.
  */
-const RESERVED_WORKERS = 16;
-const SHARED_WORKERS = 16;
+// Prompt-lane jobs are due at once and announced, so polling is only the backstop for the
+// reserved slots. Retries are due later, unannounced, so the shared slots poll every second.
+const RESERVED: DispatchOptions = { concurrency: 16, pollMs: 5000, fetch: { groupConcurrency: ENDPOINT_CONCURRENCY, minPriority: LANE_PRIORITY.prompt } };
+const SHARED: DispatchOptions = { concurrency: 16, pollMs: 1000, fetch: { groupConcurrency: ENDPOINT_CONCURRENCY } };
 
-const LANE_WORK: WorkOptions = { groupConcurrency: ENDPOINT_CONCURRENCY };
-// Prompt-lane jobs are due at once, so a NOTIFY wakes the reserved workers; polling is only the
-// backstop. Retries are due later, with no NOTIFY, so the shared workers poll every second.
-const RESERVED = { ...LANE_WORK, minPriority: LANE_PRIORITY.prompt, pollingIntervalSeconds: 5, notifyPollingIntervalSeconds: 5 };
-const SHARED = { ...LANE_WORK, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 };
-
-export async function startWebhookWorker(boss: PgBoss, deps: WebhookDependencies): Promise<void> {
+export function startWebhookWorker(dispatchers: JobDispatchers, deps: WebhookDependencies): void {
   const handle = async (job: Job<{ delivery_id: number }>): Promise<void> => {
     const { delivery_id: deliveryId } = job.data;
     try {
@@ -86,6 +82,6 @@ export async function startWebhookWorker(boss: PgBoss, deps: WebhookDependencies
       throw error;
     }
   };
-  for (let i = 0; i < RESERVED_WORKERS; i++) await startSingleJobWorker(boss, QUEUES.deliverWebhook.name, RESERVED, handle);
-  for (let i = 0; i < SHARED_WORKERS; i++) await startSingleJobWorker(boss, QUEUES.deliverWebhook.name, SHARED, handle);
+  dispatchers.run(QUEUES.deliverWebhook.name, RESERVED, handle);
+  dispatchers.run(QUEUES.deliverWebhook.name, SHARED, handle);
 }

@@ -18,10 +18,10 @@ import { multiply, negate } from './money.ts';
 import { destinationCountry } from './phone-numbers.ts';
 import { routesFor } from './routing.ts';
 
-/** Who sends: the account that pays and the key it sends through (its limits apply). */
+/** Who sends: the account that pays and the key it sends through (its limits apply); no key for Dispatch's own replies on the account's behalf. */
 export interface SendingCaller {
   account: AccountRow;
-  apiKey: ApiKeyRow;
+  apiKey: ApiKeyRow | null;
 }
 
 interface Common {
@@ -62,7 +62,7 @@ function newMessage(sender: SendingCaller, request: Common, to: string, plan: Se
   return {
     id,
     account_id: sender.account.id,
-    api_key_id: sender.apiKey.id,
+    api_key_id: sender.apiKey?.id ?? null,
     to,
     from: request.from,
     body: request.body,
@@ -88,7 +88,7 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
   const routes = routesFor(await activeAccountRoutes(trx, sender.account.id), request.to, request.route_id);
   const problem = recipientProblem(request.to, await blockedAmong(trx, sender.account.id, [request.to]), routes);
   if (problem) throw invalidRequest(problem.code === 'route_invalid' && request.route_id != null ? 'route_id' : 'to', problem.message, problem.code);
-  await checkSendLimits(trx, sender.apiKey, 1);
+  if (sender.apiKey) await checkSendLimits(trx, sender.apiKey, 1);
 
   const cost = multiply(routes[0].price_per_segment, plan.segments);
   const [stored] = await insertMessages(trx, [newMessage(sender, request, request.to, plan, cost)]);
@@ -116,7 +116,7 @@ export interface BulkOutcome {
  * inserts and one batched job insert. Recipients that cannot be sent to are stored as failed
  * messages (cost 0) with their error; the balance is charged in request order while it lasts.
  */
-export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: Common & { recipients: string[] }): Promise<BulkOutcome> {
+export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller & { apiKey: ApiKeyRow }, request: Common & { recipients: string[] }): Promise<BulkOutcome> {
   const plan = planBody(request.body);
   await requireApprovedSender(trx, sender.account.id, request.from);
   const accountRoutes = await activeAccountRoutes(trx, sender.account.id);

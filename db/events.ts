@@ -1,13 +1,14 @@
 import type { Knex } from 'knex';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
-export type EventType = 'message.sent' | 'message.delivered' | 'message.failed';
+export type EventType = 'message.sent' | 'message.delivered' | 'message.failed' | 'message.received' | 'recipient.opted_out' | 'recipient.opted_in';
 
 export interface EventRow {
   id: string;
   account_id: string;
   type: EventType;
-  message_id: string;
+  /** The outbound message the event is about; null for events about something else (an opt-out). */
+  message_id: string | null;
   data: Record<string, unknown>;
   created_at: Date;
 }
@@ -22,11 +23,16 @@ export async function insertEvents(db: Knex, events: Omit<EventRow, 'created_at'
 /** How long events are kept and listed. */
 export const EVENT_RETENTION_DAYS = 30;
 
-export async function listEvents(db: Knex, accountId: string, filter: { type?: EventType }, page: PageRequest): Promise<Page<EventRow>> {
+/** The types of v1's first release: a list that names no type holds only these, so an older client never reads a type it does not know. */
+export const FIRST_EVENT_TYPES: EventType[] = ['message.sent', 'message.delivered', 'message.failed'];
+
+/** `type` names one type, `*` every type; omitted, the first release's types. */
+export async function listEvents(db: Knex, accountId: string, filter: { type?: EventType | '*' }, page: PageRequest): Promise<Page<EventRow>> {
   const query = db<EventRow>('events')
     .where({ account_id: accountId })
     .andWhere('created_at', '>', db.raw(`now() - interval '${EVENT_RETENTION_DAYS} days'`));
-  if (filter.type) query.andWhere({ type: filter.type });
+  if (filter.type === undefined) query.whereIn('type', FIRST_EVENT_TYPES);
+  else if (filter.type !== '*') query.andWhere({ type: filter.type });
   return fetchPage<EventRow>(db, query, page);
 }
 

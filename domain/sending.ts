@@ -4,6 +4,7 @@ import type { ApiKeyRow } from '../db/api-keys.ts';
 import { blockedAmong } from '../db/blocklist.ts';
 import { applyBalanceChange } from '../db/ledger.ts';
 import { insertMessages, type MessageRow } from '../db/messages.ts';
+import { lockNumbers, optedOutAmong } from '../db/opt-outs.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { sendJobOptions } from '../db/send-groups.ts';
 import { activeAccountRoutes, type RouteRow } from '../db/routes.ts';
@@ -22,6 +23,15 @@ import { routesFor } from './routing.ts';
 export interface SendingCaller {
   account: AccountRow;
   apiKey: ApiKeyRow | null;
+}
+
+export interface SendOptions {
+  /**
+   * The message is the confirmation of an opt-out keyword, sent once to the number that has
+   * just opted out (in the transaction that opted it out): the one message an opted-out
+   * number may receive. Nothing else may set it.
+   */
+  optOutConfirmation?: boolean;
 }
 
 interface Common {
@@ -48,12 +58,23 @@ async function requireApprovedSender(trx: Knex, accountId: string, from: string)
 
 const E164 = /^\+[1-9][0-9]{1,14}$/;
 
+/**
+ * Which of these recipients opted out of the account's messages. The shared locks, held to the
+ * commit, make an opt-out of any of them wait for this send, and the lookup after them sees an
+ * opt-out that committed first: none is accepted after an opt-out has committed.
+ */
+async function optedOutRecipients(trx: Knex.Transaction, accountId: string, recipients: string[]): Promise<Set<string>> {
+  await lockNumbers(trx, accountId, recipients, 'shared');
+  return optedOutAmong(trx, accountId, recipients);
+}
+
 /** Why one recipient cannot be sent to, checked in the documented order; null when it can. */
-function recipientProblem(to: string, blocked: Set<string>, routes: RouteRow[]): FailedItemError | null {
+function recipientProblem(to: string, blocked: Set<string>, optedOut: Set<string>, routes: RouteRow[]): FailedItemError | null {
   // A bulk recipient reaches here as given: one malformed item fails alone, like an impossible number.
   if (!E164.test(to)) return { type: 'invalid_request_error', code: 'number_invalid', message: `The recipient '${to}' is not an E.164 number such as +447400123456.` };
   if (destinationCountry(to) === null) return { type: 'invalid_request_error', code: 'number_invalid', message: `${to} is not a phone number that can exist.` };
   if (blocked.has(to)) return { type: 'invalid_request_error', code: 'recipient_blocklisted', message: `${to} is blocklisted.` };
+  if (optedOut.has(to)) return { type: 'invalid_request_error', code: 'recipient_opted_out', message: `${to} opted out of this account's messages.` };
   if (routes.length === 0) return { type: 'invalid_request_error', code: 'route_invalid', message: `No eligible route covers ${to}.` };
   return null;
 }
@@ -82,11 +103,12 @@ function newMessage(sender: SendingCaller, request: Common, to: string, plan: Se
  * Accepts one message in the caller's transaction: charges it, stores it as pending and enqueues
  * its send job. Any refusal is thrown before anything is written, or rolls the transaction back.
  */
-export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: Common & { to: string }): Promise<MessageRow> {
+export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: Common & { to: string }, options: SendOptions = {}): Promise<MessageRow> {
   const plan = planBody(request.body);
   await requireApprovedSender(trx, sender.account.id, request.from);
   const routes = routesFor(await activeAccountRoutes(trx, sender.account.id), request.to, request.route_id);
-  const problem = recipientProblem(request.to, await blockedAmong(trx, sender.account.id, [request.to]), routes);
+  const optedOut = options.optOutConfirmation ? new Set<string>() : await optedOutRecipients(trx, sender.account.id, [request.to]);
+  const problem = recipientProblem(request.to, await blockedAmong(trx, sender.account.id, [request.to]), optedOut, routes);
   if (problem) throw invalidRequest(problem.code === 'route_invalid' && request.route_id != null ? 'route_id' : 'to', problem.message, problem.code);
   if (sender.apiKey) await checkSendLimits(trx, sender.apiKey, 1);
 
@@ -124,10 +146,11 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
     throw invalidRequest('route_id', `Route ${request.route_id} is not an active route of this account.`, 'route_invalid');
   }
   const blocked = await blockedAmong(trx, sender.account.id, request.recipients);
+  const optedOut = await optedOutRecipients(trx, sender.account.id, request.recipients);
 
   const items = request.recipients.map((to) => {
     const routes = routesFor(accountRoutes, to, request.route_id);
-    const problem = recipientProblem(to, blocked, routes);
+    const problem = recipientProblem(to, blocked, optedOut, routes);
     return { to, problem, routeId: routes[0]?.id, cost: problem ? '0.0000' : multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') };
   });
   const sendable = items.filter((item) => item.problem === null);

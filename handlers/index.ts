@@ -2,11 +2,13 @@ import { getAccount, getBalance, getUsage } from './account.ts';
 import { adminCreateAccount, adminCreateApiKey, adminCreditAccount, adminGetAccount } from './admin/accounts.ts';
 import { adminCreateBlocklistEntry, adminDeleteBlocklistEntry } from './admin/blocklist.ts';
 import { adminAssignRoute, adminCreateRoute, adminGetRoute, adminListRoutes, adminUnassignRoute, adminUpdateRoute } from './admin/routes.ts';
+import { adminListOptOuts } from './admin/opt-outs.ts';
 import { adminApproveSender, adminRejectSender, adminSuspendSender } from './admin/senders.ts';
 import { adminEnableWebhookEndpoint, adminListWebhookAttempts } from './admin/webhooks.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
 import { listEvents } from './events.ts';
 import { getMessage, listMessages, sendBulkMessages, sendMessage } from './messages.ts';
+import { createOptOuts, deleteOptOut, getKeywordSettings, listOptOuts, updateKeywordSettings } from './opt-outs.ts';
 import { createSender, getSender, listSenders } from './senders.ts';
 import { createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints } from './webhooks.ts';
 import type { HandlerMap } from './types.ts';
@@ -31,6 +33,11 @@ export const handlers = {
   getWebhookEndpoint,
   deleteWebhookEndpoint,
   listEvents,
+  listOptOuts,
+  createOptOuts,
+  deleteOptOut,
+  getKeywordSettings,
+  updateKeywordSettings,
   adminCreateAccount,
   adminGetAccount,
   adminCreditAccount,
@@ -48,4 +55,5 @@ export const handlers = {
   adminDeleteBlocklistEntry,
   adminEnableWebhookEndpoint,
   adminListWebhookAttempts,
+  adminListOptOuts,
 } satisfies HandlerMap;

@@ -3,12 +3,15 @@ import type { ApiKeyRow } from '../db/api-keys.ts';
 import type { BlocklistRow } from '../db/blocklist.ts';
 import type { EventRow } from '../db/events.ts';
 import type { MessageRow } from '../db/messages.ts';
+import type { OptOutRow } from '../db/opt-outs.ts';
 import type { AssignmentRow, RouteRow } from '../db/routes.ts';
 import type { AttemptRow, EndpointRow } from '../db/webhooks.ts';
 import type { SenderRow } from '../db/senders.ts';
 import { isKeyActive } from '../domain/api-keys.ts';
+import { DEFAULT_KEYWORDS, replyText, type KeywordKind, type KeywordSettings } from '../domain/keywords.ts';
 import { messageView } from '../domain/message-view.ts';
 import { toAmount } from '../domain/money.ts';
+import { optOutView } from '../domain/opt-outs.ts';
 import type { Scope } from '../domain/scopes.ts';
 import type { Usage } from '../domain/usage.ts';
 import type { Schemas } from './types.ts';
@@ -140,13 +143,32 @@ export const toWebhookEndpointWithSecret = (row: EndpointRow): Schemas['WebhookE
   signing_secret: row.signing_secret,
 });
 
-export const toEvent = (row: EventRow): Schemas['Event'] => ({
-  id: row.id,
-  object: 'event',
-  type: row.type,
-  created_at: iso(row.created_at),
-  data: row.data as unknown as Schemas['Event']['data'],
-});
+/** An event of any type, as `GET /events` lists it. */
+export type AnyEvent = Schemas['EventPageEnvelope']['data'][number];
+
+// `data` was stored as its subject's view when the event was recorded; its type follows `type`.
+export const toEvent = (row: EventRow): AnyEvent =>
+  ({
+    id: row.id,
+    object: 'event',
+    type: row.type,
+    created_at: iso(row.created_at),
+    data: row.data,
+  }) as AnyEvent;
+
+export const toOptOut = (row: OptOutRow): Schemas['OptOut'] => optOutView(row);
+
+export const toAdminOptOut = (row: OptOutRow): Schemas['AdminOptOut'] => ({ ...optOutView(row), account_id: row.account_id });
+
+export const toKeywordSettings = (settings: KeywordSettings): Schemas['KeywordSettings'] => {
+  const list = (kind: KeywordKind): Schemas['KeywordList'] => ({
+    default_keywords: [...DEFAULT_KEYWORDS[kind]],
+    keywords: settings.keywords[kind],
+    reply: replyText(settings, kind),
+    reply_is_default: settings.replies[kind] === null,
+  });
+  return { object: 'keyword_settings', opt_out: list('opt_out'), opt_in: list('opt_in'), help: list('help'), updated_at: settings.updatedAt && iso(settings.updatedAt) };
+};
 
 export const toWebhookAttempt = (row: AttemptRow): Schemas['WebhookAttempt'] => ({
   id: row.id,

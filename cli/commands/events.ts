@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { customerOptions, positiveInteger, run, timestamp } from '../context.ts';
 import { EXIT, exitCodeFor, type Output } from '../output.ts';
 import { EventTail, type Event } from '../tail.ts';
+import type { Page } from '../../sdk/index.ts';
 
 const TYPES = ['message.sent', 'message.delivered', 'message.failed'] as const;
 
@@ -74,7 +75,9 @@ export function eventsCommand(): Command {
     run(command, async ({ sdk, out }) => {
       const dispatch = await sdk();
       const since = options.since === undefined ? Date.now() : Date.parse(options.since);
-      const tail = new EventTail({ since, list: (page) => dispatch.events.list({ page, limit: 100, ...(options.type !== undefined && { type: options.type }) }) });
+      // Without a type, or with a message type, GET /events lists message events only.
+      const list = (page: number) => dispatch.events.list({ page, limit: 100, ...(options.type !== undefined && { type: options.type }) }) as Promise<Page<Event>>;
+      const tail = new EventTail({ since, list });
       out.note(`Following events since ${new Date(since).toISOString()} (Ctrl-C to stop)`);
       await follow(out, tail, options.interval);
       return EXIT.ok;

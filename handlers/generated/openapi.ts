@@ -29,6 +29,10 @@ export interface paths {
          *     2. `to` is a number that can exist; otherwise 400 `number_invalid` (`param` `to`).
          *     3. `to` is not blocklisted, for this account or for every account; otherwise 400
          *        `recipient_blocklisted` (`param` `to`). This is a hard error, not a failed message.
+         *        Then `to` has not opted out of the account's messages (`GET /opt-outs`); otherwise 400
+         *        `recipient_opted_out` (`param` `to`), nothing charged. The opt-out is checked under a
+         *        lock on the number that an opt-out waits for: a send that passed this check before an
+         *        opt-out committed may still be accepted, none is accepted after it.
          *     4. A route: with `route_id`, that route must be active, assigned to the account and
          *        cover `to` through its prefixes, and it is then the only route tried; otherwise 400
          *        `route_invalid` (`param` `route_id`). Without `route_id` (or with `null`), the
@@ -91,8 +95,9 @@ export interface paths {
          *     message with `cost` `0` and its `error`, so it has an id, is listable and emits
          *     `message.failed`):
          *
-         *     - the recipient is E.164 and the number can exist (`number_invalid`), and it is not
-         *       blocklisted (`recipient_blocklisted`);
+         *     - the recipient is E.164 and the number can exist (`number_invalid`), it is not
+         *       blocklisted (`recipient_blocklisted`), and it has not opted out of the account's
+         *       messages (`recipient_opted_out`);
          *     - a route covers it (`route_invalid`: the given `route_id` does not cover this
          *       destination, or no route of the account does);
          *     - the balance covers its cost: recipients are charged in request order, and once the
@@ -529,12 +534,174 @@ export interface paths {
          *
          *     Lists the account's events of the last 30 days (older ones are deleted), newest first
          *     (`created_at` descending, ties broken by `id` descending), optionally filtered by
-         *     `type`. Each event's `data` is the message as it was when the event was emitted,
+         *     `type`. A message event's `data` is the message as it was when the event was emitted,
          *     including `reference`. Paged as described under Pagination in the introduction.
+         *
+         *     Event types grow within v1. So that a client generated from an earlier version of this
+         *     document never reads a `type` its enum lacks, a list without `type` holds only the
+         *     message status events (`message.sent`, `message.delivered`, `message.failed`); the
+         *     newer types (`message.received`, `recipient.opted_out`, `recipient.opted_in`) are
+         *     listed when `type` names one of them or is `*` (every type). Each type has its own
+         *     `data` (see `OptOutEvent`).
          */
         get: operations["listEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opt-outs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List opt-outs
+         * @description Requires scope `sms:read`.
+         *
+         *     Lists the numbers the account may not send to, newest first (`created_at` descending),
+         *     optionally only `number`. A number is opted out by a keyword reply (`source`
+         *     `keyword`: STOP and the other opt-out keywords, see `GET /keywords`), by the account
+         *     (`api`: `POST /opt-outs/create`) or by the operator (`operator`). Sending to an
+         *     opted-out number answers 400 `recipient_opted_out` on `/messages/send` and fails that
+         *     item on `/messages/bulk`. Paged as described under Pagination in the introduction.
+         */
+        get: operations["listOptOuts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opt-outs/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Opt numbers out
+         * @description Requires scope `sms:send`.
+         *
+         *     Opts 1 to 10,000 numbers out of every message from the account, for example when moving
+         *     from another provider with its opt-out list. Each number is handled on its own and
+         *     reported in `results`, in request order:
+         *
+         *     - `added`: the number is opted out now (`source` `api`, with `reason`), and a
+         *       `recipient.opted_out` event is emitted for it;
+         *     - `unchanged`: it was already opted out (its existing record stays as it was), or it
+         *       appeared earlier in the same request;
+         *     - `failed`: it is not an E.164 number that can exist; `error.code` is
+         *       `number_invalid` and nothing is stored for it.
+         *
+         *     A request of more than 10,000 numbers answers 400 `parameter_invalid` (`param`
+         *     `numbers`) and stores nothing. Every change is recorded with its source and time.
+         *     Sends to a number already past their opt-out check when the import commits are
+         *     accepted; none is accepted after it (see `POST /messages/send`).
+         */
+        post: operations["createOptOuts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opt-outs/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an opt-out
+         * @description Requires scope `sms:send`.
+         *
+         *     Lets the account send to `number` again (E.164; URL-encode the `+` as `%2B`, as in
+         *     `/opt-outs/%2B447400123456`), whatever the opt-out's source, and emits
+         *     `recipient.opted_in`. The change is recorded with source `api`. Remove an opt-out that
+         *     came by keyword only with the recipient's consent: the recipient can also undo it
+         *     by replying START. When the number is not opted out, 404 `resource_not_found`. The
+         *     deleted result's `id` is the number and its `object` is `opt_out`.
+         */
+        delete: operations["deleteOptOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keywords": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the keyword settings
+         * @description Requires scope `sms:read`.
+         *
+         *     The keywords Dispatch answers for the account when a recipient replies to one of its
+         *     numbers, and the confirmation texts it sends back. A reply matches when the whole
+         *     message, trimmed, ignoring case, accents and trailing punctuation (`stop`, ` Stop! `,
+         *     `Arrêt.`), is a keyword of one of three lists:
+         *
+         *     - `opt_out` (defaults STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE, OPTOUT,
+         *       OPT-OUT, REMOVE, ARRET): the sender of the reply is opted out of every message from
+         *       the account (`source` `keyword`);
+         *     - `opt_in` (defaults START, UNSTOP, YES): undoes an opt-out that came by keyword (one
+         *       made through the API or by the operator stays);
+         *     - `help` (defaults HELP, INFO): nothing changes.
+         *
+         *     Each match is answered once with the list's `reply`, from the number that received
+         *     it, as an ordinary billed message; the opt-out confirmation is the only message that
+         *     may reach a number that just opted out. `keywords` are the account's own, matched in
+         *     addition to `default_keywords`.
+         */
+        get: operations["getKeywordSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keywords/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the keyword settings
+         * @description Requires scope `sms:send`.
+         *
+         *     Changes the account's own keywords and confirmation texts (see `GET /keywords`). For
+         *     each list given: `keywords` replaces the account's own keywords of that list (up to
+         *     20, each one word of 1 to 20 characters not ending in punctuation, stored upper case);
+         *     `reply` replaces its text, and `null` restores the default. Lists and fields not given
+         *     stay as they are. A keyword may belong to one list only, defaults included: a keyword
+         *     already in another list answers 400 `keyword_conflict` (`param` the list, as
+         *     `opt_in.keywords`) and changes nothing.
+         */
+        post: operations["updateKeywordSettings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -910,6 +1077,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/opt-outs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every account's opt-outs
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Lists the opt-outs of every account, newest first, each with its `account_id`;
+         *     `account_id` and `number` narrow the list (an unknown account lists nothing). Paged
+         *     as described under Pagination in the introduction.
+         */
+        get: operations["adminListOptOuts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/webhooks/{id}/enable": {
         parameters: {
             query?: never;
@@ -1009,7 +1201,8 @@ export interface components {
              *
              *     - 400 `invalid_request_error`: `parameter_missing`, `parameter_invalid`,
              *       `parameter_unknown`, `invalid_json`, `invalid_request`, `sender_not_approved`,
-             *       `route_invalid`, `recipient_blocklisted`, `number_invalid`, `duplicate_sender`
+             *       `route_invalid`, `recipient_blocklisted`, `recipient_opted_out`, `number_invalid`,
+             *       `duplicate_sender`, `keyword_conflict`
              *     - 401 `authentication_error`: `unauthorized`
              *     - 402 `balance_error`: `insufficient_balance`
              *     - 403 `authorization_error`: `forbidden` (the reason in `details.reason` or
@@ -1075,6 +1268,7 @@ export interface components {
          *     | `provider_error` | `undelivered` | status `undelivered`: the carrier reported that the message could not be delivered (or it expired) |
          *     | `balance_error` | `insufficient_balance` | bulk item: the balance ran out before this recipient |
          *     | `invalid_request_error` | `recipient_blocklisted` | bulk item: the number is blocklisted |
+         *     | `invalid_request_error` | `recipient_opted_out` | bulk item: the number opted out of the account's messages |
          *     | `invalid_request_error` | `number_invalid` | bulk item: the recipient is not E.164, or the number cannot exist |
          *     | `invalid_request_error` | `route_invalid` | bulk item: no eligible route covers the number |
          *
@@ -1263,8 +1457,11 @@ export interface components {
             /** Format: uri */
             url: string;
             description: string | null;
-            /** @description The event types delivered; `*` means every type. */
-            events: ("*" | "message.sent" | "message.delivered" | "message.failed")[];
+            /**
+             * @description The event types delivered; `*` means every type. The newer values appear only on
+             *     endpoints created with them (a v1 client that never names them never reads them).
+             */
+            events: ("*" | "message.sent" | "message.delivered" | "message.failed" | "message.received" | "recipient.opted_out" | "recipient.opted_in")[];
             /** @description `false` once disabled after 25 consecutive failed deliveries. */
             is_active: boolean;
             /** @description Consecutive failed deliveries; reset by a successful one. */
@@ -1295,6 +1492,13 @@ export interface components {
          * @description A change of a message's status, as listed by `GET /events` and as POSTed to webhook
          *     endpoints (the same JSON). `data` is the full message as it was when the event was
          *     emitted, including `reference`.
+         *
+         *     Event types are an open set: new types are added within v1 (so far
+         *     `message.received`, `recipient.opted_out` and `recipient.opted_in`, each with its own
+         *     schema and `data`). Webhook endpoints subscribed to `*` receive them; a receiver must
+         *     answer 2xx to, and may ignore, any `type` it does not know. `GET /events` lists them
+         *     only when asked for (see there), so the three message types of this schema are all a
+         *     v1 client reads there.
          */
         Event: {
             /** @description Receivers dedupe deliveries on this id. */
@@ -1305,6 +1509,137 @@ export interface components {
             type: "message.sent" | "message.delivered" | "message.failed";
             created_at: components["schemas"]["Timestamp"];
             data: components["schemas"]["Message"];
+        };
+        /**
+         * @description A number the account may not send to. Every change (opt-out and opt-in) is also kept
+         *     in the account's history with its source and time.
+         */
+        OptOut: {
+            number: string;
+            /** @enum {string} */
+            object: "opt_out";
+            /**
+             * @description How the number was opted out: `keyword`, a reply such as STOP; `api`, the account
+             *     through `POST /opt-outs/create`; `operator`, the operator of this Dispatch.
+             * @enum {string}
+             */
+            source: "keyword" | "api" | "operator";
+            /** @description The reason given with an import; `null` otherwise. */
+            reason: string | null;
+            /** @description The keyword matched, upper case (`STOP`), when `source` is `keyword`. */
+            keyword: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description An opt-out with its account (admin). */
+        AdminOptOut: components["schemas"]["OptOut"] & {
+            account_id: string;
+        };
+        /**
+         * @description A change of a number's opt-out, as listed by `GET /events?type=...` and as POSTed to
+         *     webhook endpoints subscribed to its type or to `*`. `recipient.opted_out`: `data` is
+         *     the new opt-out. `recipient.opted_in`: `data` is the opt-out that was undone.
+         */
+        OptOutEvent: {
+            /** @description Receivers dedupe deliveries on this id. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "recipient.opted_out" | "recipient.opted_in";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["OptOut"];
+        };
+        CreateOptOutsRequest: {
+            /** @description 1 to 10,000 numbers in E.164. A number that is not one fails alone, in `results`. */
+            numbers: string[];
+            /** @description Kept with each opt-out this request adds. */
+            reason?: string | null;
+        };
+        /** @description The outcome of an opt-out import, one result per number in request order. */
+        OptOutImportResult: {
+            /** @enum {string} */
+            object: "opt_out_import";
+            /** @description Numbers in the request. */
+            total: number;
+            added: number;
+            unchanged: number;
+            failed: number;
+            results: {
+                /** @description The number as given. */
+                number: string;
+                /** @enum {string} */
+                status: "added" | "unchanged" | "failed";
+                /** @description Why the number failed (`code` `number_invalid`); `null` otherwise. */
+                error: {
+                    code: string;
+                    message: string;
+                } | null;
+            }[];
+        };
+        /** @description One list of keywords and the text that confirms a match. */
+        KeywordList: {
+            /** @description The keywords every account answers to. */
+            default_keywords: string[];
+            /** @description The account's own keywords, upper case, matched in addition to the defaults. */
+            keywords: string[];
+            /** @description The confirmation text sent back when a reply matches this list. */
+            reply: string;
+            /** @description `true` while the account has not set its own text. */
+            reply_is_default: boolean;
+        };
+        /** @description The account's keyword lists and confirmation texts (see `GET /keywords`). */
+        KeywordSettings: {
+            /** @enum {string} */
+            object: "keyword_settings";
+            opt_out: components["schemas"]["KeywordList"];
+            opt_in: components["schemas"]["KeywordList"];
+            help: components["schemas"]["KeywordList"];
+            /**
+             * Format: date-time
+             * @description The last change; `null` while every setting is the default.
+             */
+            updated_at: string | null;
+        };
+        KeywordListUpdate: {
+            /** @description Replaces the account's own keywords of this list. */
+            keywords?: string[];
+            /** @description Replaces the confirmation text; `null` restores the default. */
+            reply?: string | null;
+        };
+        UpdateKeywordSettingsRequest: {
+            opt_out?: components["schemas"]["KeywordListUpdate"];
+            opt_in?: components["schemas"]["KeywordListUpdate"];
+            help?: components["schemas"]["KeywordListUpdate"];
+        };
+        /** @description A page of opt-outs. */
+        OptOutPageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["OptOut"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A page of every account's opt-outs (admin). */
+        AdminOptOutPageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminOptOut"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The outcome of an opt-out import. */
+        OptOutImportEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["OptOutImportResult"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The account's keyword settings. */
+        KeywordSettingsEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["KeywordSettings"];
+            meta: components["schemas"]["Meta"];
         };
         /** @description A customer account. */
         Account: {
@@ -1376,7 +1711,7 @@ export interface components {
             id: string;
             /**
              * @description The object name of what was deleted: `api_key`, `webhook_endpoint`,
-             *     `route_assignment` or `blocklist_entry`.
+             *     `route_assignment`, `blocklist_entry` or `opt_out` (its `id` is the number).
              */
             object: string;
             /** @enum {boolean} */
@@ -1545,12 +1880,13 @@ export interface components {
             url: string;
             description?: string | null;
             /**
-             * @description Event types to deliver; `*` means every type, including future ones.
+             * @description Event types to deliver; `*` means every type, including types added later (see
+             *     Events). A receiver must accept and may ignore a `type` it does not know.
              * @default [
              *       "*"
              *     ]
              */
-            events: ("*" | "message.sent" | "message.delivered" | "message.failed")[];
+            events: ("*" | "message.sent" | "message.delivered" | "message.failed" | "message.received" | "recipient.opted_out" | "recipient.opted_in")[];
         };
         AdminCreateAccountRequest: {
             /**
@@ -1736,7 +2072,7 @@ export interface components {
         EventPageEnvelope: {
             /** @enum {boolean} */
             success: true;
-            data: components["schemas"]["Event"][];
+            data: (components["schemas"]["Event"] | components["schemas"]["OptOutEvent"])[];
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
         };
@@ -1793,6 +2129,8 @@ export interface components {
          *     | `sender_not_approved` | send: `from` is not an approved sender of the account |
          *     | `route_invalid` | send: the route is not active, not assigned to the account or does not cover the destination, or no route covers it |
          *     | `recipient_blocklisted` | `/messages/send`: `to` is blocklisted |
+         *     | `recipient_opted_out` | `/messages/send`: `to` opted out of the account's messages |
+         *     | `keyword_conflict` | `/keywords/update`: a keyword is already in another list |
          *     | `number_invalid` | `/messages/send`: `to` is well formed but cannot exist |
          *     | `duplicate_sender` | `/senders/create`: the account already has this `sender_id` |
          */
@@ -2160,10 +2498,12 @@ export interface components {
          */
         SenderStatusFilter: "pending" | "approved" | "rejected" | "suspended";
         /**
-         * @description Only events of this type.
+         * @description Only events of this type; `*` lists every type. Omitted, the list holds the message
+         *     status events (`message.sent`, `message.delivered`, `message.failed`) only, as in v1's
+         *     first release: types added since are listed when asked for by name or by `*`.
          * @example message.delivered
          */
-        EventTypeFilter: "message.sent" | "message.delivered" | "message.failed";
+        EventTypeFilter: "*" | "message.sent" | "message.delivered" | "message.failed" | "message.received" | "recipient.opted_out" | "recipient.opted_in";
         /**
          * @description The message id (`msg_...`).
          * @example msg_sCq0YP1SE6qBUhU76ESWGWVb
@@ -2199,6 +2539,21 @@ export interface components {
          * @example 2
          */
         AssignedRouteId: number;
+        /**
+         * @description Only this number's opt-out (E.164, with the `+` URL-encoded as `%2B`).
+         * @example +447400123456
+         */
+        OptOutNumberFilter: string;
+        /**
+         * @description Only this account's opt-outs.
+         * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+         */
+        OptOutAccountFilter: string;
+        /**
+         * @description The opted-out number in E.164, with the `+` URL-encoded as `%2B`.
+         * @example +447400123456
+         */
+        OptOutNumber: string;
         /**
          * @description The blocked number in E.164, with the `+` URL-encoded as `%2B`.
          * @example +447400123457
@@ -3495,7 +3850,9 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only events of this type.
+                 * @description Only events of this type; `*` lists every type. Omitted, the list holds the message
+                 *     status events (`message.sent`, `message.delivered`, `message.failed`) only, as in v1's
+                 *     first release: types added since are listed when asked for by name or by `*`.
                  * @example message.delivered
                  */
                 type?: components["parameters"]["EventTypeFilter"];
@@ -3603,6 +3960,373 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOptOuts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this number's opt-out (E.164, with the `+` URL-encoded as `%2B`).
+                 * @example +447400123456
+                 */
+                number?: components["parameters"]["OptOutNumberFilter"];
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of opt-outs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "number": "+447400123456",
+                     *           "object": "opt_out",
+                     *           "source": "keyword",
+                     *           "reason": null,
+                     *           "keyword": "STOP",
+                     *           "created_at": "2025-11-21T16:45:10.004Z"
+                     *         },
+                     *         {
+                     *           "number": "+12125550143",
+                     *           "object": "opt_out",
+                     *           "source": "api",
+                     *           "reason": "Imported from our previous provider.",
+                     *           "keyword": null,
+                     *           "created_at": "2025-11-20T09:12:44.310Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 2,
+                     *         "total": 2,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_WfOlSYkNi7AsBRRFO5MLdUKJ",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OptOutPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createOptOuts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOptOutsRequest"];
+            };
+        };
+        responses: {
+            /** @description Each number's outcome. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "opt_out_import",
+                     *         "total": 3,
+                     *         "added": 1,
+                     *         "unchanged": 1,
+                     *         "failed": 1,
+                     *         "results": [
+                     *           {
+                     *             "number": "+447400123456",
+                     *             "status": "added",
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "number": "+12125550143",
+                     *             "status": "unchanged",
+                     *             "error": null
+                     *           },
+                     *           {
+                     *             "number": "0740012345",
+                     *             "status": "failed",
+                     *             "error": {
+                     *               "code": "number_invalid",
+                     *               "message": "The number '0740012345' is not an E.164 number such as +447400123456."
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_WfOlSYkNi7AsBRRFO5MLdUKK",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OptOutImportEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteOptOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The opted-out number in E.164, with the `+` URL-encoded as `%2B`.
+                 * @example +447400123456
+                 */
+                number: components["parameters"]["OptOutNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The opt-out is removed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "+447400123456",
+                     *         "object": "opt_out",
+                     *         "deleted": true
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_WfOlSYkNi7AsBRRFO5MLdUKL",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedResultEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getKeywordSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's keyword settings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "keyword_settings",
+                     *         "opt_out": {
+                     *           "default_keywords": [
+                     *             "STOP",
+                     *             "STOPALL",
+                     *             "UNSUBSCRIBE",
+                     *             "CANCEL",
+                     *             "END",
+                     *             "QUIT",
+                     *             "REVOKE",
+                     *             "OPTOUT",
+                     *             "OPT-OUT",
+                     *             "REMOVE",
+                     *             "ARRET"
+                     *           ],
+                     *           "keywords": [
+                     *             "HALT"
+                     *           ],
+                     *           "reply": "You are unsubscribed and will receive no more messages. Reply START to resubscribe.",
+                     *           "reply_is_default": true
+                     *         },
+                     *         "opt_in": {
+                     *           "default_keywords": [
+                     *             "START",
+                     *             "UNSTOP",
+                     *             "YES"
+                     *           ],
+                     *           "keywords": [],
+                     *           "reply": "You are resubscribed and will receive messages again. Reply STOP to unsubscribe.",
+                     *           "reply_is_default": true
+                     *         },
+                     *         "help": {
+                     *           "default_keywords": [
+                     *             "HELP",
+                     *             "INFO"
+                     *           ],
+                     *           "keywords": [],
+                     *           "reply": "Acme Shipping: parcel alerts. Help: acme.example/help. Reply STOP to unsubscribe.",
+                     *           "reply_is_default": false
+                     *         },
+                     *         "updated_at": "2025-11-21T16:45:10.004Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_WfOlSYkNi7AsBRRFO5MLdUKM",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["KeywordSettingsEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateKeywordSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateKeywordSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description The account's keyword settings after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "keyword_settings",
+                     *         "opt_out": {
+                     *           "default_keywords": [
+                     *             "STOP",
+                     *             "STOPALL",
+                     *             "UNSUBSCRIBE",
+                     *             "CANCEL",
+                     *             "END",
+                     *             "QUIT",
+                     *             "REVOKE",
+                     *             "OPTOUT",
+                     *             "OPT-OUT",
+                     *             "REMOVE",
+                     *             "ARRET"
+                     *           ],
+                     *           "keywords": [
+                     *             "HALT"
+                     *           ],
+                     *           "reply": "You are unsubscribed and will receive no more messages. Reply START to resubscribe.",
+                     *           "reply_is_default": true
+                     *         },
+                     *         "opt_in": {
+                     *           "default_keywords": [
+                     *             "START",
+                     *             "UNSTOP",
+                     *             "YES"
+                     *           ],
+                     *           "keywords": [],
+                     *           "reply": "You are resubscribed and will receive messages again. Reply STOP to unsubscribe.",
+                     *           "reply_is_default": true
+                     *         },
+                     *         "help": {
+                     *           "default_keywords": [
+                     *             "HELP",
+                     *             "INFO"
+                     *           ],
+                     *           "keywords": [],
+                     *           "reply": "Acme Shipping: parcel alerts. Help: acme.example/help. Reply STOP to unsubscribe.",
+                     *           "reply_is_default": false
+                     *         },
+                     *         "updated_at": "2025-11-21T16:45:10.004Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_WfOlSYkNi7AsBRRFO5MLdUKN",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["KeywordSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4452,6 +5176,79 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListOptOuts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this account's opt-outs.
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                account_id?: components["parameters"]["OptOutAccountFilter"];
+                /**
+                 * @description Only this number's opt-out (E.164, with the `+` URL-encoded as `%2B`).
+                 * @example +447400123456
+                 */
+                number?: components["parameters"]["OptOutNumberFilter"];
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of opt-outs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "account_id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *           "number": "+447400123456",
+                     *           "object": "opt_out",
+                     *           "source": "keyword",
+                     *           "reason": null,
+                     *           "keyword": "STOP",
+                     *           "created_at": "2025-11-21T16:45:10.004Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 50,
+                     *         "total": 1,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_WfOlSYkNi7AsBRRFO5MLdUKO",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminOptOutPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -82,7 +82,7 @@ describe('SDK against a live Dispatch', () => {
     expect(events.map((event) => event.type)).to.include.members(['message.sent', 'message.delivered']);
     for (const event of events) {
       expect(event.object).to.equal('event');
-      expect(event.data.id).to.equal(sent.id);
+      expect(event.data).to.include({ id: sent.id });
     }
     const delivery = await dispatch.events.list({ type: 'message.delivered' });
     expect(delivery.data).to.have.length(1);

@@ -1,0 +1,114 @@
+import type { Knex } from 'knex';
+import { fetchPage, type Page, type PageRequest } from './pagination.ts';
+
+export type OptOutSource = 'keyword' | 'api' | 'operator';
+
+export interface OptOutRow {
+  id: string;
+  account_id: string;
+  number: string;
+  source: OptOutSource;
+  reason: string | null;
+  keyword: string | null;
+  created_at: Date;
+}
+
+export interface OptOutChange {
+  source: OptOutSource;
+  reason?: string | null;
+  keyword?: string | null;
+}
+
+/**
+ * The advisory lock that orders sends and opt-outs of one number: a send holds it shared from
+ * its opt-out lookup to its commit, an opt-out holds it exclusively while it writes. The key is
+ * the account and one of 64 stripes of the number, not the number itself: a 1,000-recipient bulk
+ * or a 10,000-number import then holds at most 64 locks, where exact keys would hold one each and
+ * exhaust PostgreSQL's shared lock table (max_locks_per_transaction, 64 per connection by
+ * default). Two numbers of one stripe only wait for each other, never wrongly pass.
+ */
+const STRIPES = 64;
+const lockKeys = `SELECT DISTINCT hashtextextended('opt-out:' || :accountId || ':' || (hashtext(n) & ${STRIPES - 1}), 0) AS k FROM unnest(:numbers::text[]) AS n ORDER BY k`;
+
+/**
+ * Takes the locks of these numbers until the transaction ends, in ascending key order so that
+ * two transactions taking several never deadlock. Its own statement, before the lookup: under
+ * READ COMMITTED a statement sees what committed before it began, so the lookup after the lock
+ * sees an opt-out that committed while this waited.
+ */
+export async function lockNumbers(trx: Knex.Transaction, accountId: string, numbers: string[], mode: 'shared' | 'exclusive'): Promise<void> {
+  if (numbers.length === 0) return;
+  const lock = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+  await trx.raw(`SELECT count(${lock}(k)) FROM (${lockKeys}) AS keys`, { accountId, numbers });
+}
+
+/** Which of these numbers the account may not send to: one index probe each, in one statement. */
+export async function optedOutAmong(db: Knex, accountId: string, numbers: string[]): Promise<Set<string>> {
+  if (numbers.length === 0) return new Set();
+  const result = await db.raw('SELECT number FROM opt_outs WHERE account_id = ? AND number = ANY(?::text[])', [accountId, [...new Set(numbers)]]);
+  return new Set((result.rows as { number: string }[]).map((row) => row.number));
+}
+
+/**
+ * Opts these numbers out, recording a change for each one that was not already: one statement
+ * for any count. Answers the rows it inserted.
+ */
+export async function insertOptOuts(db: Knex, accountId: string, numbers: string[], change: OptOutChange): Promise<OptOutRow[]> {
+  if (numbers.length === 0) return [];
+  const result = await db.raw(
+    `WITH inserted AS (
+       INSERT INTO opt_outs (account_id, number, source, reason, keyword)
+       SELECT :accountId, n, :source, :reason, :keyword FROM unnest(:numbers::text[]) WITH ORDINALITY AS given (n, position) ORDER BY position
+       ON CONFLICT (account_id, number) DO NOTHING
+       RETURNING *),
+     recorded AS (
+       INSERT INTO opt_out_changes (account_id, number, change, source, reason, keyword, created_at)
+       SELECT account_id, number, 'opt_out', source, reason, keyword, created_at FROM inserted ORDER BY id)
+     SELECT * FROM inserted ORDER BY id`,
+    { accountId, numbers: [...new Set(numbers)], source: change.source, reason: change.reason ?? null, keyword: change.keyword ?? null },
+  );
+  return result.rows;
+}
+
+/**
+ * Removes the number's opt-out, when there is one (of `onlySource` only, when given), and records
+ * the opt-in in the same statement. Answers the removed row.
+ */
+export async function deleteOptOut(db: Knex, accountId: string, number: string, change: OptOutChange, onlySource?: OptOutSource): Promise<OptOutRow | undefined> {
+  const result = await db.raw(
+    `WITH removed AS (
+       DELETE FROM opt_outs WHERE account_id = :accountId AND number = :number AND (:onlySource::text IS NULL OR source = :onlySource)
+       RETURNING *),
+     recorded AS (
+       INSERT INTO opt_out_changes (account_id, number, change, source, reason, keyword)
+       SELECT account_id, number, 'opt_in', :source, :reason, :keyword FROM removed)
+     SELECT * FROM removed`,
+    { accountId, number, onlySource: onlySource ?? null, source: change.source, reason: change.reason ?? null, keyword: change.keyword ?? null },
+  );
+  return result.rows[0];
+}
+
+export async function findOptOut(db: Knex, accountId: string, number: string): Promise<OptOutRow | undefined> {
+  return db<OptOutRow>('opt_outs').where({ account_id: accountId, number }).first();
+}
+
+/** A page of opt-outs, newest first: one account's, or (accountId null) every account's. */
+export async function listOptOuts(db: Knex, accountId: string | null, filter: { number?: string }, page: PageRequest): Promise<Page<OptOutRow>> {
+  const query = db<OptOutRow>('opt_outs');
+  if (accountId !== null) query.where({ account_id: accountId });
+  if (filter.number) query.andWhere({ number: filter.number });
+  return fetchPage<OptOutRow>(db, query, page);
+}
+
+export interface OptOutChangeRow extends Required<OptOutChange> {
+  id: string;
+  account_id: string;
+  number: string;
+  change: 'opt_out' | 'opt_in';
+  created_at: Date;
+}
+
+/** Every change of one number's opt-out for the account, oldest first. */
+export async function optOutChangesOf(db: Knex, accountId: string, number: string): Promise<OptOutChangeRow[]> {
+  return db<OptOutChangeRow>('opt_out_changes').where({ account_id: accountId, number }).orderBy('id');
+}

@@ -22,7 +22,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 export interface ApiDependencies {
   services: Services;
   /** Routes outside the versioned API, mounted before it (provider callbacks). */
-  callbacks: express.Router;
+  callbacks: express.Router[];
   auth: AuthDependencies;
   logger: Logger;
   readiness: () => Promise<boolean>;

@@ -13,6 +13,8 @@ export interface Config {
   webhookAllowPrivateUrls: boolean;
   trustProxy: boolean;
   logLevel: string;
+  /** How long parts of a concatenated inbound SMS wait for their siblings before what came is stored, marked incomplete. */
+  inboundPartTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -82,5 +84,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', databaseUrl === undefined),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     logLevel,
+    inboundPartTimeoutSeconds: integer(env, 'INBOUND_PART_TIMEOUT_SECONDS', 300, 1, 86_400),
   };
 }

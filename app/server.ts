@@ -4,14 +4,17 @@ import type { PgBoss } from 'pg-boss';
 import { connect } from '../db/connection.ts';
 import { migrateLatest, migrationsCurrent } from '../db/migrate.ts';
 import { jobQueueOf, startQueues } from '../db/queues.ts';
+import { receiveInboundDelivery } from '../domain/inbound-parts.ts';
 import { recordDeliveryReport } from '../domain/message-outcomes.ts';
 import { startWebhookWorker } from '../jobs/deliver-webhook.ts';
 import { startJobDispatchers } from '../jobs/job-dispatcher.ts';
 import { startDailyPurge } from '../jobs/purge.ts';
 import { startReconciler } from '../jobs/reconcile.ts';
 import { startSendWorker } from '../jobs/send-message.ts';
+import { startInboundReceivers } from '../jobs/inbound-receivers.ts';
 import { ProviderPool } from '../jobs/provider-pool.ts';
 import { deliveryReportCallback } from './delivery-report-callback.ts';
+import { inboundCallback } from './inbound-callback.ts';
 import type { AuthDependencies } from './auth.ts';
 import { createApp } from './api.ts';
 import { answerClientError } from './client-error.ts';
@@ -34,6 +37,8 @@ export interface Dispatch {
 
 const KEY_USAGE_FLUSH_MS = 10_000;
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How soon an SMPP route created or enabled is bound to receive, sent through or not. */
+const INBOUND_RECEIVERS_REFRESH_MS = 2_000;
 
 /** Connects, migrates under the advisory lock, starts the queues and listens. */
 export async function startDispatch(config: Config, databaseUrl: string, logger: Logger): Promise<Dispatch> {
@@ -58,7 +63,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     adminToken: config.adminToken,
   };
   const app = await createApp({
-    callbacks: deliveryReportCallback(db, jobs),
+    callbacks: [deliveryReportCallback(db, jobs), inboundCallback(db, jobs, logger)],
     services: {
       db,
       jobs,
@@ -87,8 +92,14 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   // work that blocks the event loop.
   const providers = new ProviderPool(
     origin,
-    (routeId, report) => recordDeliveryReport(workDb, jobs, routeId, report),
+    {
+      onReport: (routeId, report) => recordDeliveryReport(workDb, jobs, routeId, report),
+      onInbound: (routeId, message) => receiveInboundDelivery(workDb, jobs, routeId, message, logger),
+    },
     logger.child({ component: 'provider' }),
+  );
+  const stopInboundReceivers = startInboundReceivers(workDb, providers, INBOUND_RECEIVERS_REFRESH_MS, (error) =>
+    logger.error({ err: error }, 'could not read the routes to bind for inbound messages; retrying'),
   );
   const dispatchers = await startJobDispatchers(boss, databaseUrl, (error) => logger.error({ err: error }, 'job queue error'));
   startSendWorker(dispatchers, {
@@ -119,6 +130,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     db: workDb,
     jobs,
     webhookRules: { retrySchedule: config.webhookRetrySchedule, disableAfter: config.webhookDisableAfter },
+    inboundPartTimeoutSeconds: config.inboundPartTimeoutSeconds,
     onReconciled: (counts) => logger.warn(counts, 'settled work that no live job would have moved'),
   });
 
@@ -133,6 +145,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       clearTimeout(grace);
       await dispatchers.stop(SHUTDOWN_GRACE_MS);
       await boss.stop({ graceful: true, timeout: SHUTDOWN_GRACE_MS });
+      stopInboundReceivers();
       await providers.close();
       await keyUsage.stop();
       await keyCache.stop();

@@ -1,24 +1,33 @@
 import type { RouteRow } from '../db/routes.ts';
-import { createProvider, type DeliveryReport, type Provider, type ProviderLogger } from '../providers/index.ts';
+import { createProvider, type DeliveryReport, type InboundDelivery, type Provider, type ProviderLogger } from '../providers/index.ts';
+
+/**
+ * Where providers hand what they receive, with its route. Each sink resolves once what it was
+ * given is stored and rejects when it could not be: the provider then leaves it to its peer.
+ */
+export interface ProviderSinks {
+  onReport: (routeId: number, report: DeliveryReport) => Promise<unknown>;
+  onInbound: (routeId: number, message: InboundDelivery) => Promise<unknown>;
+}
 
 /**
  * One live provider per route (an SMPP route keeps its bind), made again when the route's
- * provider or config changes. Reports from every provider go to one sink with their route; the
- * sink rejects when a report could not be stored, and the provider then leaves it to its peer.
+ * provider or config changes. Delivery reports and inbound messages from every provider go to
+ * the sinks with their route.
  */
 export class ProviderPool {
   private readonly providers = new Map<number, { fingerprint: string; provider: Provider }>();
   private readonly publicUrl: string;
-  private readonly onReport: (routeId: number, report: DeliveryReport) => Promise<unknown>;
+  private readonly sinks: ProviderSinks;
   private readonly logger: ProviderLogger;
 
   /**
    * Made once the public URL is known for certain (after the server listens): every provider
    * built from it is complete, and none needs rebuilding when it becomes known.
    */
-  constructor(publicUrl: string, onReport: (routeId: number, report: DeliveryReport) => Promise<unknown>, logger: ProviderLogger) {
+  constructor(publicUrl: string, sinks: ProviderSinks, logger: ProviderLogger) {
     this.publicUrl = publicUrl;
-    this.onReport = onReport;
+    this.sinks = sinks;
     this.logger = logger;
   }
 
@@ -36,12 +45,23 @@ export class ProviderPool {
       routeId: route.id,
       dlrUrl: this.dlrUrl(route),
       onReport: async (report) => {
-        await this.onReport(route.id, report);
+        await this.sinks.onReport(route.id, report);
+      },
+      onInbound: async (message) => {
+        await this.sinks.onInbound(route.id, message);
       },
       logger: this.logger,
     });
     this.providers.set(route.id, { fingerprint, provider });
     return provider;
+  }
+
+  /**
+   * Makes sure every active SMPP route has its provider, sent through or not: inbound messages
+   * (and receipts) only arrive on a bound session, so a route that only receives must bind too.
+   */
+  bindReceivers(routes: RouteRow[]): void {
+    for (const route of routes) if (route.provider === 'smpp' && route.is_active) this.get(route);
   }
 
   async close(): Promise<void> {

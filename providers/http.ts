@@ -322,7 +322,7 @@ const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d
 /** Unix seconds up to the year 2286; larger values are likely milliseconds and are not guessed at. */
 const MAX_UNIX_SECONDS = 9_999_999_999;
 
-function parseTimestamp(value: unknown): Date | undefined {
+export function parseTimestamp(value: unknown): Date | undefined {
   if (typeof value === 'number' || (typeof value === 'string' && /^\d{1,10}(\.\d+)?$/.test(value))) {
     const seconds = Number(value);
     if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_UNIX_SECONDS) return undefined;

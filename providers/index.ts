@@ -17,5 +17,5 @@ export const checkProviderConfig = (provider: ProviderName, config: unknown): Co
 export const createProvider = (provider: ProviderName, config: unknown, context: ProviderContext): Provider =>
   PROVIDERS[provider].create(config as never, context);
 
-export type { DeliveryReport, OutboundMessage, Provider, ProviderLogger, SubmitOutcome } from './types.ts';
+export type { DeliveryReport, InboundDelivery, OutboundMessage, Provider, ProviderLogger, SubmitOutcome } from './types.ts';
 export { parseHttpDeliveryReport } from './http.ts';

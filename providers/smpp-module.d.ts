@@ -38,6 +38,9 @@ declare module 'smpp' {
     message_payload?: Buffer | DecodedShortMessage;
     receipted_message_id?: string;
     message_state?: number;
+    sar_msg_ref_num?: number;
+    sar_total_segments?: number;
+    sar_segment_seqnum?: number;
     isResponse(): boolean;
     /** The response PDU for this request; a non-zero command_status gives a header-only PDU. */
     response(options?: Record<string, unknown>): Pdu;

@@ -13,6 +13,7 @@
 import smpp from 'smpp';
 import type { Pdu, Session } from 'smpp';
 import { encodeGsm7, gsm7TextToBytes } from './gsm7-bytes.ts';
+import { readInboundPdu } from './smpp-inbound.ts';
 import { receiptToReport } from './smpp-receipt.ts';
 import type { ConfigProblem, OutboundMessage, Provider, ProviderContext, ProviderLogger, SubmitOutcome } from './types.ts';
 
@@ -74,8 +75,11 @@ export function createSmppProvider(config: SmppConfig, context: ProviderContext,
 const ESM_CLASS_UDHI = 0x40;
 const ESME_RINVCMDID = 0x03;
 const ESME_RX_T_APPN = 0x64;
-/** Requests handled by their own listener, or (alert_notification, outbind) that take no response. */
-const HANDLED_REQUESTS = new Set(['enquire_link', 'unbind', 'deliver_sm', 'alert_notification', 'outbind']);
+const ESME_RX_P_APPN = 0x65;
+/** Requests handled by their own listener. */
+const HANDLED_REQUESTS = new Set(['enquire_link', 'unbind', 'deliver_sm']);
+/** Requests that take no response, and that a transceiver bind has no use for. */
+const UNANSWERED_REQUESTS = new Set(['alert_notification', 'outbind']);
 const ESM_CLASS_SMSC_DELIVERY_RECEIPT = 0x04;
 const DATA_CODING_SMSC_DEFAULT = 0x00;
 const DATA_CODING_UCS2 = 0x08;
@@ -364,6 +368,11 @@ class SmppLink {
     // (These listeners run inside the socket's 'readable' handler: a throw would crash the process.)
     session.on('pdu', (pdu: Pdu) => {
       if (pdu.isResponse() || HANDLED_REQUESTS.has(pdu.command)) return;
+      if (UNANSWERED_REQUESTS.has(pdu.command)) {
+        this.logger.warn({ ...this.where(), command: pdu.command }, 'SMPP request ignored: Dispatch has no use for it');
+        return;
+      }
+      this.logger.warn({ ...this.where(), command: pdu.command, command_id: pdu.command_id }, 'SMPP request not handled, refused (ESME_RINVCMDID)');
       try {
         session.send(pdu.response({ command_status: ESME_RINVCMDID }));
       } catch {
@@ -431,27 +440,48 @@ class SmppLink {
   }
 
   /**
-   * Answers every deliver_sm, after the report has been handled: if the process dies first the
-   * SMSC delivers it again, and if onReport fails, ESME_RX_T_APPN (temporary) asks for a retry.
+   * Answers every deliver_sm, after what it carries has been handled: if the process dies first
+   * the SMSC delivers it again, and if storing fails, ESME_RX_T_APPN (temporary) asks for a
+   * retry. A receipt becomes a delivery report, anything else an inbound message; one that
+   * cannot be read as either is refused for good (ESME_RX_P_APPN), since delivering it again
+   * would not change it.
    */
   private async onDeliver(session: Session, pdu: Pdu): Promise<void> {
+    const receipt = ((pdu.esm_class ?? 0) & ESM_CLASS_SMSC_DELIVERY_RECEIPT) !== 0;
     let status = 0;
     try {
-      if (((pdu.esm_class ?? 0) & ESM_CLASS_SMSC_DELIVERY_RECEIPT) !== 0) {
-        const text = receiptText(pdu);
-        const report = receiptToReport({ text, receiptedMessageId: pdu.receipted_message_id, messageState: pdu.message_state });
-        if (report) await this.context.onReport(report);
-        else this.logger.info({ ...this.where(), text }, 'SMPP receipt without a final state or an id, ignored');
-      }
+      status = receipt ? await this.onReceipt(pdu) : await this.onInboundMessage(pdu);
     } catch (error) {
       status = ESME_RX_T_APPN;
-      this.logger.warn({ ...this.where(), error: (error as Error).message }, 'SMPP delivery report not recorded; asking the SMSC to deliver it again');
+      const what = receipt ? 'SMPP delivery report' : 'SMPP inbound message';
+      this.logger.warn({ ...this.where(), error: (error as Error).message }, `${what} not recorded; asking the SMSC to deliver it again`);
     }
     try {
       session.send(pdu.response({ command_status: status }));
     } catch {
       session.destroy();
     }
+  }
+
+  private async onReceipt(pdu: Pdu): Promise<number> {
+    const text = receiptText(pdu);
+    const report = receiptToReport({ text, receiptedMessageId: pdu.receipted_message_id, messageState: pdu.message_state });
+    if (report) await this.context.onReport(report);
+    else this.logger.info({ ...this.where(), text }, 'SMPP receipt without a final state or an id, ignored');
+    return 0;
+  }
+
+  private async onInboundMessage(pdu: Pdu): Promise<number> {
+    const reading = readInboundPdu(pdu);
+    if (!reading.ok) {
+      this.logger.warn(
+        { ...this.where(), source_addr: pdu.source_addr, destination_addr: pdu.destination_addr, data_coding: pdu.data_coding, reason: reading.reason },
+        'SMPP inbound message dropped: it cannot be read; refused for good (ESME_RX_P_APPN)',
+      );
+      return ESME_RX_P_APPN;
+    }
+    await this.context.onInbound(reading.delivery);
+    return 0;
   }
 
   private where(): { routeId: number; host: string; port: number } {

@@ -41,6 +41,25 @@ export interface DeliveryReport {
   at?: Date;
 }
 
+/**
+ * A message a handset sent to one of the route's numbers, as the provider received it. A part of
+ * a concatenated SMS comes with `concatenation`; the parts are joined above the provider.
+ */
+export interface InboundDelivery {
+  /** The provider's id of the message, when it gives one (HTTP providers do; SMPP does not). */
+  providerMessageId?: string;
+  /** The handset, E.164 with '+'. */
+  from: string;
+  /** The number it was sent to: E.164 with '+', or a short code's digits. */
+  to: string;
+  body: string;
+  encoding: 'GSM-7' | 'UCS-2' | 'Latin-1';
+  /** When the provider says it was received, if it says. */
+  receivedAt?: Date;
+  /** Present when this is one part of a concatenated message. */
+  concatenation?: { reference: number; total: number; sequence: number };
+}
+
 export interface ProviderContext {
   routeId: number;
   /** Where an HTTP provider posts delivery reports (built from PUBLIC_URL and the route's secret token). */
@@ -52,6 +71,12 @@ export interface ProviderContext {
    * acknowledge it and drop it.
    */
   onReport: (report: DeliveryReport) => Promise<void>;
+  /**
+   * Called for every inbound message (or part of one) the provider receives; repeats are allowed.
+   * Like onReport, it resolves once the message is stored and rejects when it could not be: the
+   * provider then leaves it to its peer to deliver again.
+   */
+  onInbound: (message: InboundDelivery) => Promise<void>;
   /** Where to say what happened to a connection (pino's `logger.info(object, message)` fits). */
   logger?: ProviderLogger;
 }

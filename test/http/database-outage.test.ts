@@ -1,68 +1,13 @@
-import { connect as connectTcp, createServer, type Server, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import type { Operation } from 'openapi-backend';
 import { createLogger } from '../../app/logger.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 import { call, expectError, loadContract } from '../support/client.ts';
+import { DatabaseRelay } from '../support/database-relay.ts';
 import { harness, startInstance } from '../support/harness.ts';
 import { documentedOperations } from '../support/operations.ts';
 import type { Dispatch } from '../../app/server.ts';
-
-/**
- * A TCP relay in front of PostgreSQL that can be cut, as a network outage or a database host
- * going away would: while it is down, every connection through it, open or new, is dropped.
- */
-class DatabaseRelay {
-  readonly #server: Server;
-  readonly #sockets = new Set<Socket>();
-  #down = false;
-
-  private constructor(server: Server) {
-    this.#server = server;
-  }
-
-  static async start(target: { host: string; port: number }): Promise<DatabaseRelay> {
-    const relay: DatabaseRelay = new DatabaseRelay(
-      createServer((client) => {
-        if (relay.#down) {
-          client.destroy();
-          return;
-        }
-        const upstream = connectTcp(target.port, target.host);
-        for (const socket of [client, upstream]) {
-          relay.#sockets.add(socket);
-          socket.on('close', () => relay.#sockets.delete(socket));
-          socket.on('error', () => {
-            client.destroy();
-            upstream.destroy();
-          });
-        }
-        client.pipe(upstream).pipe(client);
-      }),
-    );
-    await new Promise<void>((resolve) => relay.#server.listen(0, '127.0.0.1', resolve));
-    return relay;
-  }
-
-  get port(): number {
-    return (this.#server.address() as { port: number }).port;
-  }
-
-  down(): void {
-    this.#down = true;
-    for (const socket of this.#sockets) socket.destroy();
-  }
-
-  up(): void {
-    this.#down = false;
-  }
-
-  async close(): Promise<void> {
-    this.down();
-    await new Promise((resolve) => this.#server.close(resolve));
-  }
-}
 
 /** A request the document itself calls valid: the operation's first request example, if it has a body. */
 function exampleBody(operation: Operation): unknown {

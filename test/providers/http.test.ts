@@ -11,6 +11,7 @@ const context: ProviderContext = {
   routeId: 7,
   dlrUrl: DLR_URL,
   onReport: async () => {},
+  onInbound: async () => {},
 };
 
 let sequence = 0;

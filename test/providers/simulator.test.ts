@@ -47,6 +47,7 @@ describe('simulator provider', () => {
           deliveries.push(report);
           return store(report);
         },
+        onInbound: async () => {},
       },
       { ...FAST, ...options },
     );

@@ -6,7 +6,7 @@ import { planSegments } from '../../domain/encoding.ts';
 import { decodeGsm7 } from '../../providers/gsm7-bytes.ts';
 import { checkSmppConfig, concatUdh, createSmppProvider, describeStatus, type SmppConfig, type SmppOptions } from '../../providers/smpp.ts';
 import { parseReceiptDate, parseReceiptText, receiptToReport } from '../../providers/smpp-receipt.ts';
-import type { DeliveryReport, OutboundMessage, Provider, ProviderLogger } from '../../providers/types.ts';
+import type { DeliveryReport, InboundDelivery, OutboundMessage, Provider, ProviderLogger } from '../../providers/types.ts';
 import { FakeSmsc } from '../support/fake-smsc.ts';
 
 const FAST: SmppOptions = { enquireLinkMs: 1_000, responseTimeoutMs: 1_000, rebindMinMs: 20, rebindMaxMs: 200 };
@@ -19,6 +19,7 @@ function message(body: string, overrides: Partial<OutboundMessage> = {}): Outbou
 describe('SMPP provider', () => {
   let smsc: FakeSmsc;
   let reports: DeliveryReport[];
+  let inbound: InboundDelivery[];
   let onReport: (report: DeliveryReport) => Promise<void>;
   let providers: Provider[];
   let logs: Array<{ level: string; message: string; details: object }>;
@@ -31,7 +32,7 @@ describe('SMPP provider', () => {
   function connect(config: Partial<SmppConfig> = {}, options: SmppOptions = {}): Provider {
     const provider = createSmppProvider(
       { host: '127.0.0.1', port: smsc.port, system_id: FakeSmsc.SYSTEM_ID, password: FakeSmsc.PASSWORD, ...config },
-      { routeId: 1, dlrUrl: 'http://127.0.0.1/unused', onReport: (report) => onReport(report), logger },
+      { routeId: 1, dlrUrl: 'http://127.0.0.1/unused', onReport: (report) => onReport(report), onInbound: async (delivery) => void inbound.push(delivery), logger },
       { ...FAST, ...options },
     );
     providers.push(provider);
@@ -41,6 +42,7 @@ describe('SMPP provider', () => {
   beforeEach(async () => {
     smsc = await FakeSmsc.start();
     reports = [];
+    inbound = [];
     onReport = async (report) => {
       reports.push(report);
     };
@@ -449,13 +451,37 @@ describe('SMPP provider', () => {
       expect(outcome.partIds![0]).to.equal(outcome.providerMessageId);
     });
 
-    it('answers a deliver_sm that is not a receipt without reporting anything', async () => {
+    it('hands a deliver_sm that is not a receipt to onInbound, never to onReport', async () => {
       connect();
       await smsc.waitFor(() => smsc.binds === 1);
 
-      expect(await smsc.sendReceiptText('id:1 stat:DELIVRD', { esm_class: 0 })).to.equal(0);
+      expect(await smsc.sendReceiptText('id:1 stat:DELIVRD', { esm_class: 0, source_addr: '447911123456', destination_addr: '60777' })).to.equal(0);
 
       expect(reports).to.deep.equal([]);
+      expect(inbound).to.deep.equal([{ from: '+447911123456', to: '60777', body: 'id:1 stat:DELIVRD', encoding: 'GSM-7' }]);
+    });
+
+    it('refuses for good (ESME_RX_P_APPN), and logs, a deliver_sm that is neither a receipt nor a readable message', async () => {
+      connect({}, {});
+      await smsc.waitFor(() => smsc.binds === 1);
+
+      expect(await smsc.sendReceiptText('no sender', { esm_class: 0 })).to.equal(0x65);
+
+      expect(inbound).to.deep.equal([]);
+      expect(logs.filter((line) => line.level === 'warn').map((line) => line.message)).to.deep.equal(['SMPP inbound message dropped: it cannot be read; refused for good (ESME_RX_P_APPN)']);
+    });
+
+    it('answers ESME_RX_T_APPN to an inbound message that could not be stored', async () => {
+      const provider = createSmppProvider(
+        { host: '127.0.0.1', port: smsc.port, system_id: FakeSmsc.SYSTEM_ID, password: FakeSmsc.PASSWORD },
+        { routeId: 1, dlrUrl: 'http://127.0.0.1/unused', onReport: async () => {}, onInbound: async () => Promise.reject(new Error('database unavailable')), logger },
+        FAST,
+      );
+      providers.push(provider);
+      await smsc.waitFor(() => smsc.binds === 1);
+
+      expect(await smsc.sendReceiptText('Hello', { esm_class: 0, source_addr: '447911123456' })).to.equal(0x64);
+      expect(logs.some((line) => line.level === 'warn' && line.message === 'SMPP inbound message not recorded; asking the SMSC to deliver it again')).to.equal(true);
     });
   });
 

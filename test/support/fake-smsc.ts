@@ -4,8 +4,8 @@
  *
  * It checks bind credentials, answers enquire_link and unbind, records each submit_sm with the
  * exact bytes that came over the wire, answers with a message id (or the status you choose), and
- * sends delivery receipts to the bound ESME on request, delivering them again, as a real SMSC
- * does, while the ESME answers with an error.
+ * sends delivery receipts and handsets' messages to the bound ESME on request, delivering them
+ * again, as a real SMSC does, while the ESME answers with an error.
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -42,6 +42,12 @@ export type SubmitResponder = SubmitAnswer | ((submit: SmscSubmit) => SubmitAnsw
 /** A delivery receipt sent, and the deliver_sm_resp command_status of each time it was delivered, in order. */
 export interface SmscReceipt {
   text: string;
+  statuses: number[];
+}
+
+/** A handset's message sent, and the deliver_sm_resp command_status of each time it was delivered, in order. */
+export interface SmscInbound {
+  fields: Record<string, unknown>;
   statuses: number[];
 }
 
@@ -82,8 +88,10 @@ export class FakeSmsc {
   answerEnquireLinks = true;
   /** Every receipt sent, with the answers it got. */
   readonly receipts: SmscReceipt[] = [];
+  /** Every handset's message sent, with the answers it got. */
+  readonly inbound: SmscInbound[] = [];
   /**
-   * When set, a receipt answered with a non-zero status (or not deliverable, no ESME bound) is
+   * When set, a receipt or handset's message answered with a non-zero status (or not deliverable, no ESME bound) is
    * delivered again after this many ms, until it is answered 0 or the SMSC stops.
    */
   redeliverAfterMs: number | null = null;
@@ -145,18 +153,34 @@ export class FakeSmsc {
   sendReceiptText(text: string, fields: Record<string, unknown> = {}): Promise<number> {
     const receipt: SmscReceipt = { text, statuses: [] };
     this.receipts.push(receipt);
+    return this.deliver(receipt.statuses, {
+      source_addr_ton: 1,
+      source_addr_npi: 1,
+      source_addr: '',
+      esm_class: 0x04,
+      data_coding: 0,
+      short_message: Buffer.from(text, 'latin1'),
+      ...fields,
+    });
+  }
+
+  /**
+   * Sends a handset's message (a deliver_sm that is not a receipt) with these fields to the bound
+   * ESME: `short_message` as the exact bytes (with its UDH when esm_class has UDHI). Resolves with
+   * the first deliver_sm_resp status; it is delivered again like a receipt (see `inbound`).
+   */
+  sendInbound(fields: { source_addr: string; destination_addr: string; data_coding: number; short_message: Buffer } & Record<string, unknown>): Promise<number> {
+    const delivery: SmscInbound = { fields, statuses: [] };
+    this.inbound.push(delivery);
+    return this.deliver(delivery.statuses, { source_addr_ton: 1, source_addr_npi: 1, dest_addr_ton: 1, dest_addr_npi: 1, esm_class: 0, ...fields });
+  }
+
+  /** One deliver_sm, recording each answer, and delivered again while answered with an error. */
+  private deliver(statuses: number[], fields: Record<string, unknown>): Promise<number> {
     const deliver = (): Promise<number> =>
-      this.request('deliver_sm', {
-        source_addr_ton: 1,
-        source_addr_npi: 1,
-        source_addr: '',
-        esm_class: 0x04,
-        data_coding: 0,
-        short_message: Buffer.from(text, 'latin1'),
-        ...fields,
-      }).then(
+      this.request('deliver_sm', fields).then(
         (status) => {
-          receipt.statuses.push(status);
+          statuses.push(status);
           if (status !== 0) this.redeliver(deliver);
           return status;
         },

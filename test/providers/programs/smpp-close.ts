@@ -6,7 +6,7 @@ import { createSmppProvider } from '../../../providers/smpp.ts';
 const [port, password, mode] = process.argv.slice(2);
 const provider = createSmppProvider(
   { host: '127.0.0.1', port: Number(port), system_id: 'dispatch', password },
-  { routeId: 1, dlrUrl: 'http://127.0.0.1/unused', onReport: async () => {} },
+  { routeId: 1, dlrUrl: 'http://127.0.0.1/unused', onReport: async () => {}, onInbound: async () => {} },
   { enquireLinkMs: 50, responseTimeoutMs: 1_000, rebindMinMs: 20, rebindMaxMs: 200 },
 );
 if (mode === 'submit') {

@@ -1,12 +1,14 @@
 import { getAccount, getBalance, getUsage } from './account.ts';
 import { adminCreateAccount, adminCreateApiKey, adminCreditAccount, adminGetAccount } from './admin/accounts.ts';
 import { adminCreateBlocklistEntry, adminDeleteBlocklistEntry } from './admin/blocklist.ts';
+import { adminListInboundMessages, adminSimulateInboundMessage } from './admin/inbound-messages.ts';
 import { adminAssignRoute, adminCreateRoute, adminGetRoute, adminListRoutes, adminUnassignRoute, adminUpdateRoute } from './admin/routes.ts';
 import { adminListOptOuts } from './admin/opt-outs.ts';
 import { adminApproveSender, adminRejectSender, adminSuspendSender } from './admin/senders.ts';
 import { adminEnableWebhookEndpoint, adminListWebhookAttempts } from './admin/webhooks.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
 import { listEvents } from './events.ts';
+import { getInboundMessage, listInboundMessages } from './inbound-messages.ts';
 import { getMessage, listMessages, sendBulkMessages, sendMessage } from './messages.ts';
 import { createOptOuts, deleteOptOut, getKeywordSettings, listOptOuts, updateKeywordSettings } from './opt-outs.ts';
 import { createSender, getSender, listSenders } from './senders.ts';
@@ -19,6 +21,8 @@ export const handlers = {
   sendBulkMessages,
   listMessages,
   getMessage,
+  listInboundMessages,
+  getInboundMessage,
   getAccount,
   getBalance,
   getUsage,
@@ -56,4 +60,6 @@ export const handlers = {
   adminEnableWebhookEndpoint,
   adminListWebhookAttempts,
   adminListOptOuts,
+  adminSimulateInboundMessage,
+  adminListInboundMessages,
 } satisfies HandlerMap;

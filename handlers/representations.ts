@@ -2,6 +2,7 @@ import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import type { BlocklistRow } from '../db/blocklist.ts';
 import type { EventRow } from '../db/events.ts';
+import type { InboundMessageRow } from '../db/inbound-messages.ts';
 import type { MessageRow } from '../db/messages.ts';
 import type { OptOutRow } from '../db/opt-outs.ts';
 import type { AssignmentRow, RouteRow } from '../db/routes.ts';
@@ -9,6 +10,7 @@ import type { AttemptRow, EndpointRow } from '../db/webhooks.ts';
 import type { SenderRow } from '../db/senders.ts';
 import { isKeyActive } from '../domain/api-keys.ts';
 import { DEFAULT_KEYWORDS, replyText, type KeywordKind, type KeywordSettings } from '../domain/keywords.ts';
+import { inboundMessageView } from '../domain/inbound-view.ts';
 import { messageView } from '../domain/message-view.ts';
 import { toAmount } from '../domain/money.ts';
 import { optOutView } from '../domain/opt-outs.ts';
@@ -88,6 +90,10 @@ export const toApiKeyWithSecret = (row: ApiKeyRow, plainKey: string): Schemas['A
 });
 
 export const toMessage = (row: MessageRow): Schemas['Message'] => messageView(row);
+
+export const toInboundMessage = (row: InboundMessageRow): Schemas['InboundMessage'] => inboundMessageView(row);
+
+export const toAdminInboundMessage = (row: InboundMessageRow): Schemas['AdminInboundMessage'] => ({ ...inboundMessageView(row), account_id: row.account_id });
 
 export const toPagination = (page: number, limit: number, total: number): Schemas['Pagination'] => {
   const pages = Math.ceil(total / limit);

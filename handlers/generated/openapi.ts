@@ -165,6 +165,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inbound-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inbound messages
+         * @description Requires scope `sms:read`.
+         *
+         *     Lists the messages handsets sent to the account's inbound numbers, newest first (by
+         *     when Dispatch stored them, ties broken by `id` descending). An inbound number is a `long_code` or `short_code` sender approved for the
+         *     account; a number is approved for one account at a time, and replies to it belong to
+         *     that account from its approval on. Filters combine with AND: `from` (the handset) and
+         *     `to` (your number) match exactly; `created_after` and `created_before` are exclusive
+         *     bounds on when Dispatch stored the message (within moments of its `received_at`; a
+         *     concatenated message is stored when its last part arrives). Paged as described under
+         *     Pagination in the introduction.
+         *
+         *     Each new inbound message also emits a `message.received` event (`data`: the inbound
+         *     message), delivered to webhook endpoints subscribed to it or to `*` and listed by
+         *     `GET /events?type=message.received`. A message whose whole text is an opt-out, opt-in or help keyword carries
+         *     that `keyword`; Dispatch acts on it for you (see the Opt-outs tag): it opts the sender out
+         *     or in, and sends the account's confirmation or help text back from the number that
+         *     received the keyword, once per inbound message. A repeated STOP from a number already
+         *     opted out gets no second confirmation.
+         */
+        get: operations["listInboundMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound-messages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an inbound message
+         * @description Requires scope `sms:read`.
+         *
+         *     Returns one inbound message of the account. An id of another account, or one that does
+         *     not exist, answers 404 `resource_not_found`.
+         */
+        get: operations["getInboundMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account": {
         parameters: {
             query?: never;
@@ -895,6 +955,43 @@ export interface paths {
         patch: operations["adminUpdateRoute"];
         trace?: never;
     };
+    "/admin/routes/{id}/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate an inbound message on a simulator route
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Stands in for a handset's reply in demos and tests: the message `body` from `from` to
+         *     `to` arrives on this `simulator` route exactly as a provider's inbound message would
+         *     (with a provider id Dispatch makes up), and the answer is the stored message. `encoding`
+         *     and `segments` are those the body would take as an SMS.
+         *
+         *     The account whose approved `long_code` or `short_code` is `to` (compared without a
+         *     leading `+`) receives it: it is listed by its `GET /inbound-messages`, emits
+         *     `message.received`, and a keyword (STOP, START, HELP and the account's own) is acted on,
+         *     its confirmation sent back from `to` as an ordinary, billed message. A number no account
+         *     holds is stored with `account_id` `null` for the operator
+         *     (`GET /admin/inbound-messages?unowned=true`), with no event and no keyword action.
+         *
+         *     A route of another provider answers 400 `parameter_invalid` (`param` `id`): only a
+         *     simulator route takes simulated messages (`http` and `smpp` routes receive theirs from
+         *     their provider). An unknown route answers 404 `resource_not_found`.
+         */
+        post: operations["adminSimulateInboundMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/accounts/{id}/routes/{route_id}": {
         parameters: {
             query?: never;
@@ -952,6 +1049,12 @@ export interface paths {
          *     account may use it as `from` from then on. Approving an already approved sender answers
          *     `200` with the sender unchanged. From `rejected`, 409 `invalid_state_transition`. An
          *     unknown id answers 404 `resource_not_found`.
+         *
+         *     An approved `long_code` or `short_code` is also the account's inbound number: messages
+         *     sent to it belong to that account (`GET /inbound-messages`). A number is approved for
+         *     one account at a time, compared without a leading `+`: approving it while another
+         *     account's sender with the same number is approved answers 409 `conflict` (`param`
+         *     `id`) and changes nothing. Suspend the other account's sender first to move a number.
          *
          *     | From | approve | reject | suspend |
          *     |---|---|---|---|
@@ -1148,6 +1251,33 @@ export interface paths {
          *     the duration. An unknown or deleted endpoint answers 404 `resource_not_found`.
          */
         get: operations["adminListWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/inbound-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inbound messages of every account
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Lists inbound messages across accounts, newest first (`created_at` descending, ties
+         *     broken by `id` descending), paged like the customer lists. Each carries `account_id`:
+         *     the account that held the number it was sent to, or `null` when no account held it.
+         *     Those are never dropped: `unowned=true` lists only them, `account_id` only one
+         *     account's. Both together list nothing.
+         */
+        get: operations["adminListInboundMessages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1358,6 +1488,71 @@ export interface components {
             failed_at: string | null;
         };
         /**
+         * @description A message a handset sent to one of the account's inbound numbers (an approved
+         *     `long_code` or `short_code`). Also the `data` of a `message.received` event.
+         */
+        InboundMessage: {
+            id: string;
+            /** @enum {string} */
+            object: "inbound_message";
+            /** @description The handset that sent it, E.164 as the provider gave it. */
+            from: string;
+            /** @description The number it was sent to, as the provider gave it (E.164, or a short code's digits). */
+            to: string;
+            /** @description The text, its concatenated parts joined in order. */
+            body: string;
+            /**
+             * @description The encoding the message arrived in.
+             * @enum {string}
+             */
+            encoding: "GSM-7" | "UCS-2" | "Latin-1";
+            /** @description The parts received (1 when the message was not concatenated). */
+            segments: number;
+            /**
+             * @description Extension: `false` when the message was concatenated and some of its parts never
+             *     arrived; `body` then joins the parts that did, and no keyword is matched in it.
+             */
+            complete: boolean;
+            /**
+             * @description The opt-out, opt-in or help keyword the whole message matched, upper case (`STOP`,
+             *     `START`, `HELP`, or one of the account's own); `null` when it matched none.
+             * @example STOP
+             */
+            keyword: string | null;
+            /** @description The route it arrived on. */
+            route_id: number;
+            received_at: components["schemas"]["Timestamp"];
+        };
+        /** @description An inbound message as the operator sees it, with the account that received it. */
+        AdminInboundMessage: {
+            id: string;
+            /** @enum {string} */
+            object: "inbound_message";
+            /** @description The account that held the number it was sent to; `null` when none did. */
+            account_id: string | null;
+            /** @description The handset that sent it. */
+            from: string;
+            /** @description The number it was sent to. */
+            to: string;
+            body: string;
+            /** @enum {string} */
+            encoding: "GSM-7" | "UCS-2" | "Latin-1";
+            segments: number;
+            complete: boolean;
+            keyword: string | null;
+            route_id: number;
+            received_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A handset's message, as a provider would deliver it. */
+        SimulatedInboundRequest: {
+            /** @description The handset, E.164. */
+            from: string;
+            /** @description The number it is sent to (a long code in E.164, or a short code's digits). */
+            to: string;
+            /** @description The text, up to 1,600 characters. */
+            body: string;
+        };
+        /**
          * @description The outcome of a bulk send. `messages` lists one message per recipient, in request
          *     order. A failed item is stored as a `failed` message with `cost` `0` and its `error`,
          *     so it has an id and is listable. Duplicate recipients each became their own message,
@@ -1548,6 +1743,23 @@ export interface components {
             type: "recipient.opted_out" | "recipient.opted_in";
             created_at: components["schemas"]["Timestamp"];
             data: components["schemas"]["OptOut"];
+        };
+        /**
+         * @description A message a handset sent to one of the account's inbound numbers, as listed by
+         *     `GET /events?type=message.received` and as POSTed to webhook endpoints subscribed to
+         *     `message.received` or to `*`. `data` is the inbound message as stored (its `keyword`
+         *     set when the whole text was one). Emitted once per inbound message, however often the
+         *     provider repeated it.
+         */
+        InboundMessageEvent: {
+            /** @description Receivers dedupe deliveries on this id. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "message.received";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["InboundMessage"];
         };
         CreateOptOutsRequest: {
             /** @description 1 to 10,000 numbers in E.164. A number that is not one fails alone, in `results`. */
@@ -1983,6 +2195,36 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
         };
+        /** @description An inbound message. */
+        InboundMessageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["InboundMessage"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A page of inbound messages. */
+        InboundMessagePageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["InboundMessage"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description An inbound message, as the operator sees it. */
+        AdminInboundMessageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminInboundMessage"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A page of inbound messages of every account. */
+        AdminInboundMessagePageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminInboundMessage"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
         /** @description The result of a bulk send. */
         BulkResultEnvelope: {
             /** @enum {boolean} */
@@ -2072,7 +2314,7 @@ export interface components {
         EventPageEnvelope: {
             /** @enum {boolean} */
             success: true;
-            data: (components["schemas"]["Event"] | components["schemas"]["OptOutEvent"])[];
+            data: (components["schemas"]["Event"] | components["schemas"]["OptOutEvent"] | components["schemas"]["InboundMessageEvent"])[];
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
         };
@@ -2560,6 +2802,32 @@ export interface components {
          */
         BlocklistNumber: string;
         /**
+         * @description Only inbound messages from this handset (E.164, exact match; encode `+` as `%2B`).
+         * @example +12127150143
+         */
+        InboundFromFilter: string;
+        /**
+         * @description Only inbound messages to this number of yours, as the provider gave it: E.164 for a long
+         *     code (encode `+` as `%2B`), the digits of a short code.
+         * @example +12127000100
+         */
+        InboundToFilter: string;
+        /**
+         * @description The inbound message id (`inb_...`).
+         * @example inb_8dKpLw3ZqYhV0nBx6TcRs1Ga
+         */
+        InboundMessageId: string;
+        /**
+         * @description Only inbound messages of this account (`acct_...`).
+         * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+         */
+        InboundAccountFilter: string;
+        /**
+         * @description `true`: only inbound messages to numbers no account held (`account_id` `null`).
+         * @example true
+         */
+        UnownedFilter: boolean;
+        /**
          * @description The account whose entry to delete; omitted, the global entry.
          * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
          */
@@ -3028,6 +3296,169 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInboundMessages: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only inbound messages from this handset (E.164, exact match; encode `+` as `%2B`).
+                 * @example +12127150143
+                 */
+                from?: components["parameters"]["InboundFromFilter"];
+                /**
+                 * @description Only inbound messages to this number of yours, as the provider gave it: E.164 for a long
+                 *     code (encode `+` as `%2B`), the digits of a short code.
+                 * @example +12127000100
+                 */
+                to?: components["parameters"]["InboundToFilter"];
+                /**
+                 * @description Only messages created strictly after this time.
+                 * @example 2025-11-01T00:00:00.000Z
+                 */
+                created_after?: components["parameters"]["CreatedAfter"];
+                /**
+                 * @description Only messages created strictly before this time.
+                 * @example 2025-11-22T00:00:00.000Z
+                 */
+                created_before?: components["parameters"]["CreatedBefore"];
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of inbound messages. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "inb_Q2mXb7RkTz0YcVhL4sNfWd8E",
+                     *           "object": "inbound_message",
+                     *           "from": "+12127150143",
+                     *           "to": "+12127000100",
+                     *           "body": "Stop",
+                     *           "encoding": "GSM-7",
+                     *           "segments": 1,
+                     *           "complete": true,
+                     *           "keyword": "STOP",
+                     *           "route_id": 1,
+                     *           "received_at": "2025-11-21T16:52:03.118Z"
+                     *         },
+                     *         {
+                     *           "id": "inb_8dKpLw3ZqYhV0nBx6TcRs1Ga",
+                     *           "object": "inbound_message",
+                     *           "from": "+12127150143",
+                     *           "to": "+12127000100",
+                     *           "body": "Can I move my delivery to Friday?",
+                     *           "encoding": "GSM-7",
+                     *           "segments": 1,
+                     *           "complete": true,
+                     *           "keyword": null,
+                     *           "route_id": 1,
+                     *           "received_at": "2025-11-21T16:47:40.560Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 2,
+                     *         "total": 2,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Vb3kQz9LmXw2TyH7nRs0PdCe",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundMessagePageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInboundMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The inbound message id (`inb_...`).
+                 * @example inb_8dKpLw3ZqYhV0nBx6TcRs1Ga
+                 */
+                id: components["parameters"]["InboundMessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inbound message. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "inb_8dKpLw3ZqYhV0nBx6TcRs1Ga",
+                     *         "object": "inbound_message",
+                     *         "from": "+12127150143",
+                     *         "to": "+12127000100",
+                     *         "body": "Can I move my delivery to Friday?",
+                     *         "encoding": "GSM-7",
+                     *         "segments": 1,
+                     *         "complete": true,
+                     *         "keyword": null,
+                     *         "route_id": 1,
+                     *         "received_at": "2025-11-21T16:47:40.560Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Nc4wXr8TbLq1ZmK6yHs2VdPa",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundMessageEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4806,6 +5237,74 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminSimulateInboundMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The route id, a positive integer written in decimal digits.
+                 * @example 2
+                 */
+                id: components["parameters"]["RouteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "+12127150143",
+                 *       "to": "+12127000100",
+                 *       "body": "STOP"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SimulatedInboundRequest"];
+            };
+        };
+        responses: {
+            /** @description The inbound message, stored. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "inb_Q2mXb7RkTz0YcVhL4sNfWd8E",
+                     *         "object": "inbound_message",
+                     *         "account_id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *         "from": "+12127150143",
+                     *         "to": "+12127000100",
+                     *         "body": "STOP",
+                     *         "encoding": "GSM-7",
+                     *         "segments": 1,
+                     *         "complete": true,
+                     *         "keyword": "STOP",
+                     *         "route_id": 1,
+                     *         "received_at": "2025-11-21T16:52:03.118Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Tq6nWz1KbRx8LmV3yHc0PdSa",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminInboundMessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminAssignRoute: {
         parameters: {
             query?: never;
@@ -5391,6 +5890,84 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListInboundMessages: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only inbound messages of this account (`acct_...`).
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                account_id?: components["parameters"]["InboundAccountFilter"];
+                /**
+                 * @description `true`: only inbound messages to numbers no account held (`account_id` `null`).
+                 * @example true
+                 */
+                unowned?: components["parameters"]["UnownedFilter"];
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of inbound messages. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "inb_Lr5tWq2XnZb8KcV0yHm3PdGs",
+                     *           "object": "inbound_message",
+                     *           "account_id": null,
+                     *           "from": "+12127150177",
+                     *           "to": "+12127000999",
+                     *           "body": "Hello?",
+                     *           "encoding": "GSM-7",
+                     *           "segments": 1,
+                     *           "complete": true,
+                     *           "keyword": null,
+                     *           "route_id": 2,
+                     *           "received_at": "2025-11-21T17:02:11.904Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 50,
+                     *         "total": 1,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Hk2mXv7QbTz4LnW9yRc1PdSe",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminInboundMessagePageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -7,6 +7,7 @@ import { SCOPES } from '../../domain/scopes.ts';
 import { call, expectError, type ApiResponse } from '../support/client.ts';
 import { createAdminKey, createTenant, storeMessages, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
+import { ownInboundMessage } from '../support/inbound.ts';
 import { documentedOperations, type DocumentedOperation } from '../support/operations.ts';
 
 /**
@@ -37,6 +38,10 @@ const resources: Record<string, { create: (owner: Tenant) => Promise<string>; vi
   messages: {
     create: async (owner) => (await storeMessages(owner, [{}]))[0],
     view: async (owner, id) => (await call('GET', `/messages/${id}`, { auth: owner.key })).body.data,
+  },
+  'inbound-messages': {
+    create: ownInboundMessage,
+    view: async (owner, id) => (await call('GET', `/inbound-messages/${id}`, { auth: owner.key })).body.data,
   },
   senders: {
     create: async (owner) => (await call('POST', '/senders/create', { auth: owner.key, body: { sender_id: 'Owned' } })).body.data.id,

@@ -62,6 +62,8 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     trustProxy: config.trustProxy,
     adminToken: config.adminToken,
   };
+  /** The public base of callback URLs: known once the server listens (PORT may be 0). */
+  let origin = '';
   const app = await createApp({
     callbacks: [deliveryReportCallback(db, jobs), inboundCallback(db, jobs, logger)],
     services: {
@@ -69,6 +71,8 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       jobs,
       settings: { webhookAllowPrivateUrls: config.webhookAllowPrivateUrls },
       keyLastUsed: (keyId, stored) => keyUsage.lastUsed(keyId, stored),
+      // Requests arrive only once the server listens, when the origin is known.
+      inboundUrl: (dlrToken) => `${origin}/callbacks/inbound/${dlrToken}`,
     },
     auth,
     logger,
@@ -85,7 +89,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   });
   const { port } = server.address() as { port: number };
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const origin = config.publicUrl ?? `http://${host}:${port}`;
+  origin = config.publicUrl ?? `http://${host}:${port}`;
 
   // The workers start only now, when the application is complete: a send job that ran earlier
   // would build its route's provider without the public URL, and would compete with start-up

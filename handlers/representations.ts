@@ -102,7 +102,8 @@ export const toPagination = (page: number, limit: number, total: number): Schema
 
 export const deleted = (id: string, object: string): Schemas['DeletedResult'] => ({ id, object, deleted: true });
 
-export const toRoute = (row: RouteRow): Schemas['Route'] => ({
+/** A route; an HTTP route with the URL its provider posts inbound messages to. */
+export const toRoute = (row: RouteRow, inboundUrl: (dlrToken: string) => string): Schemas['Route'] => ({
   id: row.id,
   object: 'route',
   name: row.name,
@@ -111,6 +112,7 @@ export const toRoute = (row: RouteRow): Schemas['Route'] => ({
   prefixes: row.prefixes,
   is_active: row.is_active,
   created_at: iso(row.created_at),
+  ...(row.provider === 'http' && { inbound_url: inboundUrl(row.dlr_token) }),
 });
 
 export const toRouteAssignment = (row: AssignmentRow): Schemas['RouteAssignment'] => ({

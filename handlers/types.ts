@@ -49,6 +49,8 @@ export interface Services {
   settings: { webhookAllowPrivateUrls: boolean };
   /** The last use of a key as this process knows it (unwritten uses included). */
   keyLastUsed: (keyId: string, stored: Date | null) => Date | null;
+  /** Where an HTTP route's provider posts inbound messages, from the route's secret token (PUBLIC_URL known once listening). */
+  inboundUrl: (dlrToken: string) => string;
 }
 
 export interface Context<Caller> {

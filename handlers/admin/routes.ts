@@ -5,22 +5,22 @@ import type { AdminHandler } from '../types.ts';
 
 export const adminCreateRoute: AdminHandler<'adminCreateRoute'> = async ({ body }, { services }) => ({
   status: 201,
-  data: toRoute(await createRoute(services.db, body)),
+  data: toRoute(await createRoute(services.db, body), services.inboundUrl),
 });
 
 export const adminListRoutes: AdminHandler<'adminListRoutes'> = async (_request, { services }) => ({
   status: 200,
-  data: { object: 'list', data: (await listRoutes(services.db)).map(toRoute) },
+  data: { object: 'list', data: (await listRoutes(services.db)).map((route) => toRoute(route, services.inboundUrl)) },
 });
 
 export const adminGetRoute: AdminHandler<'adminGetRoute'> = async ({ params }, { services }) => ({
   status: 200,
-  data: toRoute(await getRoute(services.db, params.id)),
+  data: toRoute(await getRoute(services.db, params.id), services.inboundUrl),
 });
 
 export const adminUpdateRoute: AdminHandler<'adminUpdateRoute'> = async ({ params, body }, { services }) => ({
   status: 200,
-  data: toRoute(await changeRoute(services.db, params.id, body)),
+  data: toRoute(await changeRoute(services.db, params.id, body), services.inboundUrl),
 });
 
 export const adminAssignRoute: AdminHandler<'adminAssignRoute'> = async ({ params, body }, { services }) => ({

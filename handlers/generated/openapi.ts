@@ -1946,6 +1946,20 @@ export interface components {
             prefixes: string[];
             is_active: boolean;
             created_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: uri
+             * @description `http` routes only: where the provider posts the messages handsets send to your
+             *     numbers (`PUBLIC_URL/callbacks/inbound/<route secret>`, the same secret as the
+             *     delivery-report URL, so keep it private). The provider POSTs JSON
+             *     `{ "id", "from", "to", "body", "timestamp"? }`: `id` its own id of the message
+             *     (1 to 200 characters), `from` and `to` numbers or short codes, `timestamp` ISO 8601
+             *     with a zone or unix seconds. Dispatch answers 200 once the message is stored, and 200
+             *     again to a repeat of the same `id` on the route, stored once; 400 in the error
+             *     envelope with `param` naming a bad field; 404 for an unknown URL; 503 while it cannot
+             *     store it (post it again later). Delivery reports go to the `dlr_url` sent with each
+             *     message, under the same rules.
+             */
+            inbound_url?: string;
         };
         RouteList: {
             /** @enum {string} */

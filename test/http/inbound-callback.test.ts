@@ -5,18 +5,18 @@ import { harness } from '../support/harness.ts';
 import { inboundTenant, randomHandset, type InboundTenant } from '../support/inbound.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
-/** Provider callbacks live outside the versioned API, beside it. */
-const origin = () => harness.baseUrl.replace(/\/api\/v1$/, '');
-
-async function post(token: string, body: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${origin()}/callbacks/inbound/${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: response.status, body: await response.json() };
 }
 
-async function httpTenant(): Promise<InboundTenant & { token: string }> {
+/** A tenant with an HTTP route, and the inbound URL the operator reads off the route to give its provider. */
+async function httpTenant(): Promise<InboundTenant & { inboundUrl: string }> {
   const tenant = await inboundTenant({ routes: [{ provider: 'http', config: { url: 'http://127.0.0.1:9/sms' } }] });
+  const route = await call('GET', `/admin/routes/${tenant.routeId}`, { auth: 'admin' });
   const { dlr_token: token } = await harness.db('routes').where({ id: tenant.routeId }).first();
-  return { ...tenant, token };
+  expect(route.body.data.inbound_url).to.equal(`${harness.baseUrl.replace(/\/api\/v1$/, '')}/callbacks/inbound/${token}`);
+  return { ...tenant, inboundUrl: route.body.data.inbound_url };
 }
 
 describe('POST /callbacks/inbound/<route token> (HTTP providers)', () => {
@@ -27,7 +27,7 @@ describe('POST /callbacks/inbound/<route token> (HTTP providers)', () => {
       const endpoint = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url, events: ['message.received'] } });
       expect(endpoint.status, JSON.stringify(endpoint.body)).to.equal(201);
       const from = randomHandset();
-      const answer = await post(tenant.token, { id: 'up-1', from, to: tenant.number, body: 'Can we move it to 3pm? Ünïcode ✓', timestamp: '2026-01-02T03:04:05Z' });
+      const answer = await post(tenant.inboundUrl, { id: 'up-1', from, to: tenant.number, body: 'Can we move it to 3pm? Ünïcode ✓', timestamp: '2026-01-02T03:04:05Z' });
       expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
       expect(answer.body).to.deep.include({ success: true, data: { received: true, repeat: false } });
 
@@ -60,7 +60,7 @@ describe('POST /callbacks/inbound/<route token> (HTTP providers)', () => {
   it('stores a repeated post once, with one event, and answers 200 to each', async () => {
     const tenant = await httpTenant();
     const message = { id: 'up-repeat', from: randomHandset().slice(1), to: tenant.number, body: 'Hello there' };
-    const answers = [await post(tenant.token, message), ...(await Promise.all([post(tenant.token, message), post(tenant.token, message)]))];
+    const answers = [await post(tenant.inboundUrl, message), ...(await Promise.all([post(tenant.inboundUrl, message), post(tenant.inboundUrl, message)]))];
     expect(answers.map((answer) => answer.status)).to.deep.equal([200, 200, 200]);
     expect(answers.map((answer) => answer.body.data.repeat)).to.deep.equal([false, true, true]);
     const stored = await harness.db('inbound_messages').where({ route_id: tenant.routeId });
@@ -78,7 +78,7 @@ describe('POST /callbacks/inbound/<route token> (HTTP providers)', () => {
       [{ id: 'x', from: randomHandset(), to: tenant.number, body: 42 }, 'body'],
       [['not', 'an', 'object'], 'body'],
     ] as const) {
-      const answer = await post(tenant.token, body);
+      const answer = await post(tenant.inboundUrl, body);
       expect(answer.status, JSON.stringify(body)).to.equal(400);
       expect(answer.body).to.deep.include({ success: false });
       expect(answer.body.error).to.include({ type: 'invalid_request_error', param });
@@ -86,9 +86,12 @@ describe('POST /callbacks/inbound/<route token> (HTTP providers)', () => {
     expect(await harness.db('inbound_messages').where({ route_id: tenant.routeId })).to.have.length(0);
   });
 
-  it('answers 404 for a token no HTTP route has', async () => {
-    const answer = await post('x'.repeat(32), { id: 'x', from: randomHandset(), to: randomHandset(), body: 'Hi' });
+  it('answers 404 for a token no HTTP route has, and shows no inbound URL on other routes', async () => {
+    const tenant = await httpTenant();
+    const answer = await post(tenant.inboundUrl.replace(/[^/]+$/, 'x'.repeat(32)), { id: 'x', from: randomHandset(), to: randomHandset(), body: 'Hi' });
     expect(answer.status).to.equal(404);
     expect(answer.body.error).to.include({ code: 'not_found' });
+    const simulator = await call('POST', '/admin/routes', { auth: 'admin', body: { name: `sim-${Date.now()}`, provider: 'simulator', config: { outcome: 'delivered' }, price_per_segment: 0.01 } });
+    expect(simulator.body.data).to.not.have.property('inbound_url');
   });
 });

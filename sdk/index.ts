@@ -31,6 +31,9 @@ export type Account = Schemas['Account'];
 export type Balance = Schemas['Balance'];
 export type Usage = Schemas['Usage'];
 export type Pagination = Schemas['Pagination'];
+export type OptOut = Schemas['OptOut'];
+export type OptOutImportResult = Schemas['OptOutImportResult'];
+export type KeywordSettings = Schemas['KeywordSettings'];
 
 /** The customer API: the admin operations (`/admin/...`) are x-internal and not part of the SDK. */
 export type PublicPaths = { [P in keyof paths as P extends `/admin/${string}` ? never : P]: paths[P] };
@@ -127,6 +130,20 @@ export class Dispatch {
   readonly events = {
     list: (query: Query<'listEvents'> = {}) => this.#page(() => this.client.GET('/events', { params: { query } })),
     listAll: (query: Query<'listEvents'> = {}) => paginate((page) => this.events.list({ ...query, page }), query.page),
+  };
+
+  readonly optOuts = {
+    list: (query: Query<'listOptOuts'> = {}) => this.#page(() => this.client.GET('/opt-outs', { params: { query } })),
+    listAll: (query: Query<'listOptOuts'> = {}) => paginate((page) => this.optOuts.list({ ...query, page }), query.page),
+    // Retried like a send: a repeat of an import changes nothing more (its numbers are then `unchanged`).
+    create: (body: Schemas['CreateOptOutsRequest']) => this.#data(() => this.client.POST('/opt-outs/create', { body }), true),
+    delete: (number: string) => this.#data(() => this.client.DELETE('/opt-outs/{number}', { params: { path: { number } } }), true),
+  };
+
+  readonly keywords = {
+    get: () => this.#data(() => this.client.GET('/keywords'), true),
+    // A repeat sets the same values again.
+    update: (body: Schemas['UpdateKeywordSettingsRequest']) => this.#data(() => this.client.POST('/keywords/update', { body }), true),
   };
 
   /** The envelope's `data`. */

@@ -185,6 +185,45 @@ describe('SDK against a live Dispatch', () => {
     expect(gone).to.include({ status: 404, code: 'resource_not_found' });
   });
 
+  it('imports, lists and removes opt-outs; a send to an opted-out number is refused', async () => {
+    const tenant = await sendingTenant();
+    const dispatch = sdk(tenant.key);
+    const [first, second] = ['+12127000101', '+12127000102'];
+    const imported = await dispatch.optOuts.create({ numbers: [first, second, first, '0740012345'], reason: 'Imported' });
+    expect(imported).to.include({ object: 'opt_out_import', total: 4, added: 2, unchanged: 1, failed: 1 });
+    expect(imported.results.map((result) => result.status)).to.deep.equal(['added', 'added', 'unchanged', 'failed']);
+    expect(imported.results[3].error).to.include({ code: 'number_invalid' });
+
+    expect((await collect(dispatch.optOuts.listAll({ limit: 1 }))).map((optOut) => optOut.number).sort()).to.deep.equal([first, second]);
+    const one = await dispatch.optOuts.list({ number: first });
+    expect(one.data).to.have.length(1);
+    expect(one.data[0]).to.include({ number: first, object: 'opt_out', source: 'api', reason: 'Imported', keyword: null });
+
+    const refused = await rejection(dispatch.messages.send({ to: first, from: 'Dispatch', body: 'Not to you' }));
+    expect(refused).to.be.instanceOf(InvalidRequestError);
+    expect(refused).to.include({ status: 400, code: 'recipient_opted_out', param: 'to' });
+
+    // The number goes in the path: its + must reach the server as %2B, not as a space.
+    expect(await dispatch.optOuts.delete(first)).to.deep.equal({ id: first, object: 'opt_out', deleted: true });
+    expect((await dispatch.optOuts.list()).data.map((optOut) => optOut.number)).to.deep.equal([second]);
+    expect(await dispatch.messages.send({ to: first, from: 'Dispatch', body: 'Welcome back' })).to.include({ status: 'pending' });
+    expect(await rejection(dispatch.optOuts.delete(first))).to.include({ status: 404, code: 'resource_not_found' });
+  });
+
+  it('reads and changes the keyword settings', async () => {
+    const tenant = await createTenant();
+    const dispatch = sdk(tenant.key);
+    const defaults = await dispatch.keywords.get();
+    expect(defaults).to.include({ object: 'keyword_settings', updated_at: null });
+    expect(defaults.opt_out.default_keywords).to.include('STOP');
+    const updated = await dispatch.keywords.update({ opt_out: { keywords: ['halt'] }, help: { reply: 'Acme: help at acme.example/help' } });
+    expect(updated.opt_out.keywords).to.deep.equal(['HALT']);
+    expect(updated.help).to.include({ reply: 'Acme: help at acme.example/help', reply_is_default: false });
+    expect(await dispatch.keywords.get()).to.deep.equal(updated);
+    const conflict = await rejection(dispatch.keywords.update({ opt_in: { keywords: ['STOP'] } }));
+    expect(conflict).to.include({ status: 400, code: 'keyword_conflict', param: 'opt_in.keywords' });
+  });
+
   describe('typed errors', () => {
     it('a 400 carries type, code, param and the request id, and is not retried', async () => {
       const tenant = await sendingTenant();

@@ -13,7 +13,7 @@ export const EXIT = {
   usage: 2,
   /** Dispatch could not be reached, or failed (network error, 5xx, an answer that is not Dispatch's). */
   unavailable: 3,
-  /** `bulk` finished, but some recipients failed. */
+  /** `bulk` or `opt-outs add` finished, but some recipients or numbers failed. */
   partial: 4,
 } as const;
 
@@ -24,7 +24,7 @@ export const EXIT_CODES_HELP = `Exit codes:
   1  Dispatch refused the request (4xx: invalid input, not found, no balance...)
   2  usage error: bad flags or arguments, missing settings, unreadable file
   3  Dispatch unreachable or failing (network error, 5xx)
-  4  bulk finished but some recipients failed`;
+  4  bulk finished but some recipients failed (opt-outs add: some numbers)`;
 
 /** A mistake in how the CLI was called, found after parsing (exit 2). */
 export class UsageError extends Error {

@@ -8,6 +8,7 @@ import { eventsCommand } from './commands/events.ts';
 import { keysCommand } from './commands/keys.ts';
 import { messagesCommand, sendCommand } from './commands/messages.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { optOutsCommand } from './commands/opt-outs.ts';
 import { routesCommand } from './commands/routes.ts';
 import { sendersCommand } from './commands/senders.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -19,6 +20,7 @@ const EXAMPLES = `Examples:
   $ dispatch send --to +447400123456 --from Dispatch --body "Hello"
   $ dispatch bulk --csv customers.csv --from Dispatch --body "Depot closed Monday"
   $ dispatch events tail --json | jq .type
+  $ dispatch opt-outs add +447400123456 --reason "Imported"
   $ dispatch accounts create --email ops@acme.example --name Acme --balance 25
   $ dispatch routes assign acct_... 1 --priority 10`;
 
@@ -45,7 +47,7 @@ export function buildProgram(): Command {
   program.commandsGroup('Run Dispatch:');
   program.addCommand(serveCommand()).addCommand(migrateCommand());
   program.commandsGroup('Send (API key):');
-  program.addCommand(sendCommand()).addCommand(bulkCommand()).addCommand(messagesCommand()).addCommand(eventsCommand());
+  program.addCommand(sendCommand()).addCommand(bulkCommand()).addCommand(messagesCommand()).addCommand(eventsCommand()).addCommand(optOutsCommand());
   program.commandsGroup('Operate (admin token):');
   program.addCommand(accountsCommand()).addCommand(keysCommand()).addCommand(routesCommand()).addCommand(sendersCommand()).addCommand(blocklistCommand());
 

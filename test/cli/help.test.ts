@@ -10,11 +10,11 @@ describe('dispatch: help and usage errors', function () {
   it('--help lists every command, the settings and the exit codes, and exits 0', async () => {
     const result = await cli(['--help']);
     expect(result.code).to.equal(0);
-    for (const command of ['serve', 'migrate', 'send', 'bulk', 'messages', 'events', 'accounts', 'keys', 'routes', 'senders', 'blocklist']) {
+    for (const command of ['serve', 'migrate', 'send', 'bulk', 'messages', 'events', 'opt-outs', 'accounts', 'keys', 'routes', 'senders', 'blocklist']) {
       expect(result.stdout).to.match(new RegExp(`^  ${command}\\b`, 'm'));
     }
     expect(result.stdout).to.include('DISPATCH_API_KEY').and.include('credentials.json');
-    expect(result.stdout).to.match(/Exit codes:[\s\S]*0 {2}success[\s\S]*1 {2}Dispatch refused[\s\S]*2 {2}usage error[\s\S]*3 {2}Dispatch unreachable[\s\S]*4 {2}bulk finished/);
+    expect(result.stdout).to.match(/Exit codes:[\s\S]*0 {2}success[\s\S]*1 {2}Dispatch refused[\s\S]*2 {2}usage error[\s\S]*3 {2}Dispatch unreachable[\s\S]*4 {2}bulk finished[^\n]*opt-outs add/);
     expect(result.stderr).to.equal('');
   });
 
@@ -37,16 +37,17 @@ describe('dispatch: help and usage errors', function () {
   });
 
   it('--help works on every command of the tree', async function () {
-    // 24 Node processes: on a busy two-core machine that is more than mocha's 20 s, in parallel or not.
+    // 27 Node processes: on a busy two-core machine that is more than mocha's 20 s, in parallel or not.
     this.timeout(90_000);
     const commands = [
       ['serve'], ['migrate'], ['send'], ['bulk'], ['messages', 'get'], ['messages', 'list'], ['events', 'tail'],
+      ['opt-outs', 'list'], ['opt-outs', 'add'], ['opt-outs', 'remove'],
       ['accounts', 'create'], ['accounts', 'get'], ['accounts', 'credit'], ['keys', 'create'],
       ['routes', 'create'], ['routes', 'list'], ['routes', 'get'], ['routes', 'update'], ['routes', 'assign'], ['routes', 'unassign'],
       ['senders', 'create'], ['senders', 'list'], ['senders', 'approve'], ['senders', 'reject'], ['senders', 'suspend'],
       ['blocklist', 'add'], ['blocklist', 'remove'],
     ];
-    // A few at a time: 24 at once only make each one slower on two cores.
+    // A few at a time: 27 at once only make each one slower on two cores.
     for (let start = 0; start < commands.length; start += 4) {
       const batch = commands.slice(start, start + 4);
       const results = await Promise.all(batch.map((command) => cli([...command, '--help'])));
@@ -64,6 +65,7 @@ describe('dispatch: help and usage errors', function () {
       [['bogus'], /unknown command 'bogus'/],
       [['send', '--to', '+14155550123', '--from', 'X'], /required option '--body <text>' not specified/],
       [['accounts', 'get'], /missing required argument 'account-id'/],
+      [['opt-outs', 'add'], /missing required argument 'number'/],
       [['accounts', 'get', 'acct_x', '--bogus'], /unknown option '--bogus'/],
       [['routes', 'create', '--name', 'r', '--provider', 'carrier-pigeon', '--config', '{}', '--price', '1'], /Allowed choices are simulator, http, smpp/],
       [['routes', 'create', '--name', 'r', '--provider', 'http', '--config', '{nope', '--price', '1'], /Not valid JSON/],

@@ -95,6 +95,27 @@ describe('keywords in inbound messages', () => {
     expect((await send(tenant, handset)).status).to.equal(201);
   });
 
+  it('acts on the account\'s own keywords and answers with its own texts', async () => {
+    const tenant = await inboundTenant();
+    const help = 'Acme Shipping: parcel alerts. Help: acme.example/help. Reply HALT to unsubscribe.';
+    const updated = await call('POST', '/keywords/update', { auth: tenant.key, body: { opt_out: { keywords: ['HALT'], reply: 'Halted.' }, help: { reply: help } } });
+    expect(updated.status, JSON.stringify(updated.body)).to.equal(200);
+    const handset = randomHandset();
+    expect((await simulateInbound(tenant.routeId, { from: handset, to: tenant.number, body: 'info' })).keyword).to.equal('INFO');
+    expect((await simulateInbound(tenant.routeId, { from: handset, to: tenant.number, body: 'Halt!' })).keyword).to.equal('HALT');
+    expect((await messagesTo(tenant, handset)).map((message) => message.body)).to.deep.equal([help, 'Halted.']);
+    expectError(await send(tenant, handset), 400, 'recipient_opted_out', 'to');
+  });
+
+  it('keeps an opt-out the account imported when the number replies START, and sends it nothing', async () => {
+    const tenant = await inboundTenant();
+    const handset = randomHandset();
+    expect((await call('POST', '/opt-outs/create', { auth: tenant.key, body: { numbers: [handset], reason: 'Imported from our previous provider' } })).status).to.equal(200);
+    expect((await simulateInbound(tenant.routeId, { from: handset, to: tenant.number, body: 'START' })).keyword).to.equal('START');
+    expect(await messagesTo(tenant, handset)).to.deep.equal([]);
+    expectError(await send(tenant, handset), 400, 'recipient_opted_out', 'to');
+  });
+
   it('leaves a message that only contains a keyword alone', async () => {
     const tenant = await inboundTenant();
     const handset = randomHandset();

@@ -6,6 +6,7 @@ import { migrateLatest, migrationsCurrent } from '../db/migrate.ts';
 import { jobQueueOf, startQueues } from '../db/queues.ts';
 import { receiveInboundDelivery } from '../domain/inbound-parts.ts';
 import { recordDeliveryReport } from '../domain/message-outcomes.ts';
+import { SendGroupCommit } from '../domain/send-group-commit.ts';
 import { startWebhookWorker } from '../jobs/deliver-webhook.ts';
 import { startJobDispatchers } from '../jobs/job-dispatcher.ts';
 import { startDailyPurge } from '../jobs/purge.ts';
@@ -70,6 +71,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       db,
       jobs,
       settings: { webhookAllowPrivateUrls: config.webhookAllowPrivateUrls },
+      sends: new SendGroupCommit(db, jobs),
       keyLastUsed: (keyId, stored) => keyUsage.lastUsed(keyId, stored),
       // Requests arrive only once the server listens, when the origin is known.
       inboundUrl: (dlrToken) => `${origin}/callbacks/inbound/${dlrToken}`,

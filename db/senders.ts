@@ -68,3 +68,9 @@ export async function moveSender(
 export async function findApprovedSender(db: Knex, accountId: string, senderId: string): Promise<SenderRow | undefined> {
   return db<SenderRow>('senders').where({ account_id: accountId, sender_id: senderId, status: 'approved' }).first();
 }
+
+/** Which of these sender texts are approved senders of this account, in one statement. */
+export async function approvedSendersAmong(db: Knex, accountId: string, senderIds: string[]): Promise<Set<string>> {
+  const rows = await db<SenderRow>('senders').where({ account_id: accountId, status: 'approved' }).whereIn('sender_id', [...new Set(senderIds)]).pluck('sender_id');
+  return new Set(rows);
+}

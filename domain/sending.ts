@@ -8,9 +8,9 @@ import { lockNumbers, optedOutAmong } from '../db/opt-outs.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { sendJobOptions } from '../db/send-groups.ts';
 import { activeAccountRoutes, type RouteRow } from '../db/routes.ts';
-import { findApprovedSender } from '../db/senders.ts';
+import { approvedSendersAmong, findApprovedSender } from '../db/senders.ts';
 import { codePointLength, MAX_BODY_CODE_POINTS, planSegments, type SegmentPlan } from './encoding.ts';
-import { insufficientBalance, invalidRequest } from './errors.ts';
+import { ApiError, insufficientBalance, invalidRequest } from './errors.ts';
 import { recordEvents } from './events.ts';
 import { newId } from './ids.ts';
 import { applyWhileCovered } from './ledger.ts';
@@ -125,6 +125,75 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
     }
   }
   return stored;
+}
+
+export interface SingleSend {
+  sender: SendingCaller;
+  request: Common & { to: string };
+}
+
+/** Refused as a group: one of the sends may not be accepted beside the others. Its caller then takes them one by one. */
+class GroupRefused extends Error {}
+
+const refusalOf = (error: unknown): ApiError => {
+  if (error instanceof ApiError) return error;
+  throw error;
+};
+
+/**
+ * Accepts several single sends in one transaction, with one statement of each kind for all of
+ * them (group commit): one multi-row insert of messages, one of jobs, one ledger write and one
+ * balance update per account. A send refused for itself (its body, sender, recipient or route)
+ * has that refusal as its outcome and leaves nothing behind, exactly as acceptMessage would
+ * refuse it. A refusal that depends on its neighbours (a key's limit, a balance that does not
+ * cover every send) throws GroupRefused, and any other failure throws: the caller then accepts
+ * each on its own, in order. Locks are taken in the order acceptMessage takes them (numbers,
+ * key counts, balance), each kind in ascending order, so that groups never deadlock.
+ */
+export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, sends: SingleSend[]): Promise<(MessageRow | ApiError)[]> {
+  const outcomes: (MessageRow | ApiError | undefined)[] = new Array(sends.length);
+  const accepted: { index: number; send: SingleSend; plan: SegmentPlan; route: RouteRow; cost: string; id: string }[] = [];
+  const accountIds = [...new Set(sends.map(({ sender }) => sender.account.id))].sort();
+  for (const accountId of accountIds) {
+    const ofAccount = sends.map((send, index) => ({ send, index })).filter(({ send }) => send.sender.account.id === accountId);
+    const tos = ofAccount.map(({ send }) => send.request.to);
+    const accountRoutes = await activeAccountRoutes(trx, accountId);
+    const approved = await approvedSendersAmong(trx, accountId, ofAccount.map(({ send }) => send.request.from));
+    const blocked = await blockedAmong(trx, accountId, tos);
+    const optedOut = await optedOutRecipients(trx, accountId, tos);
+    for (const { send, index } of ofAccount) {
+      const { request } = send;
+      try {
+        const plan = planBody(request.body);
+        if (!approved.has(request.from)) throw invalidRequest('from', `'${request.from}' is not an approved sender of this account.`, 'sender_not_approved');
+        const routes = routesFor(accountRoutes, request.to, request.route_id);
+        const problem = recipientProblem(request.to, blocked, optedOut, routes);
+        if (problem) throw invalidRequest(problem.code === 'route_invalid' && request.route_id != null ? 'route_id' : 'to', problem.message, problem.code);
+        accepted.push({ index, send, plan, route: routes[0], cost: multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') });
+      } catch (error) {
+        outcomes[index] = refusalOf(error);
+      }
+    }
+  }
+
+  const keys = new Map(accepted.flatMap(({ send }) => (send.sender.apiKey ? [[send.sender.apiKey.id, send.sender.apiKey] as const] : [])));
+  for (const keyId of [...keys.keys()].sort()) {
+    const count = accepted.filter(({ send }) => send.sender.apiKey?.id === keyId).length;
+    await checkSendLimits(trx, keys.get(keyId) as ApiKeyRow, count).catch((error: unknown) => {
+      throw new GroupRefused(`a key's limit: ${(error as Error).message}`);
+    });
+  }
+
+  const stored = new Map((await insertMessages(trx, accepted.map(({ send, plan, cost, id }) => newMessage(send.sender, send.request, send.request.to, plan, cost, id)))).map((row) => [row.id, row]));
+  await jobs.enqueueMany(trx, 'sendMessage', accepted.map(({ id }) => ({ message_id: id })), (_, index) => sendJobOptions(accepted[index].route.id));
+  // Charged last, as acceptMessage does: each account's row stays locked from here to the commit.
+  for (const accountId of accountIds) {
+    const charges = accepted.filter(({ send }) => send.sender.account.id === accountId);
+    const applied = await applyWhileCovered(trx, accountId, charges.map(({ cost, id, send }) => ({ kind: 'debit' as const, amount: negate(cost), messageId: id, description: `Message to ${send.request.to}` })));
+    if (applied.includes(false)) throw new GroupRefused('the balance does not cover every send of the group');
+  }
+  for (const { index, id } of accepted) outcomes[index] = stored.get(id) as MessageRow;
+  return outcomes as (MessageRow | ApiError)[];
 }
 
 export interface BulkOutcome {

@@ -10,8 +10,11 @@ const idempotencyKey = (headers: Record<string, string | string[] | undefined>):
   return Array.isArray(value) ? value[0] : value;
 };
 
+/** Without an Idempotency-Key, a send shares its transaction with the sends that arrive beside it (group commit). */
 export const sendMessage: CustomerHandler<'sendMessage'> = async ({ body, headers }, { services, caller }) => {
-  const outcome = await idempotently(services.db, caller.account.id, idempotencyKey(headers), requestFingerprint('sendMessage', body), async (trx) => ({
+  const key = idempotencyKey(headers);
+  if (key === undefined) return { status: 201, data: toMessage(await services.sends.accept(caller, body)) };
+  const outcome = await idempotently(services.db, caller.account.id, key, requestFingerprint('sendMessage', body), async (trx) => ({
     status: 201,
     data: toMessage(await acceptMessage(trx, services.jobs, caller, body)),
   }));

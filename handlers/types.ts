@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import type { JobQueue } from '../db/queues.ts';
+import type { SendGroupCommit } from '../domain/send-group-commit.ts';
 import type { components, operations } from './generated/openapi.ts';
 
 export type OperationId = keyof operations;
@@ -47,6 +48,8 @@ export interface Services {
   db: Knex;
   jobs: JobQueue;
   settings: { webhookAllowPrivateUrls: boolean };
+  /** Accepts single sends, several to a transaction when they arrive together. */
+  sends: SendGroupCommit;
   /** The last use of a key as this process knows it (unwritten uses included). */
   keyLastUsed: (keyId: string, stored: Date | null) => Date | null;
   /** Where an HTTP route's provider posts inbound messages, from the route's secret token (PUBLIC_URL known once listening). */

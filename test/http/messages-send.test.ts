@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { DEFAULT_SCHEMA, notifyChannelSql } from 'pg-boss/dist/plans.js';
 import { ledgerSum } from '../../db/ledger.ts';
-import { jobQueueOf, QUEUES } from '../../db/queues.ts';
+import { JOBS_CHANNEL, jobQueueOf, QUEUES } from '../../db/queues.ts';
 import { call, expectError } from '../support/client.ts';
 import { addRoute, clearOfUtcMidnight, createAdminKey, eventually, sendingTenant, waitForMessage } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
@@ -258,26 +257,24 @@ describe('the message life', () => {
     }
   });
 
-  it('leaves for its upstream without waiting for a polling interval: the send wakes the workers through NOTIFY', async () => {
+  it('leaves for its upstream without waiting for a polling interval: the send announces its job to the dispatchers', async () => {
     // How fast it leaves is a duration, which a loaded machine can stretch; what makes it fast is
-    // not: the queue is notify-enabled, a worker listens, and the send's commit announces the job.
-    expect((await harness.dispatch.boss.getQueue(QUEUES.sendMessage.name))?.notify).to.equal(true);
+    // not: a dispatcher listens on the jobs channel, and the send's commit announces the job there.
     const listener = new pg.Client({ connectionString: harness.database.url });
     await listener.connect();
     try {
-      const { rows: [{ channel, pid }] } = await listener.query(`SELECT ${notifyChannelSql(DEFAULT_SCHEMA)} AS channel, pg_backend_pid() AS pid`);
-      const { rows: [{ workers }] } = await listener.query(
-        `SELECT count(*)::int AS workers FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1 AND (query = $2 OR query LIKE '%pg_listening_channels()%')`,
-        [pid, `LISTEN "${channel}"`],
+      const { rows: [{ listening }] } = await listener.query(
+        `SELECT count(*)::int AS listening FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND query = $2`,
+        [JOBS_CHANNEL.replaceAll('_', '-'), `LISTEN ${JOBS_CHANNEL}`],
       );
-      expect(workers, 'connections listening for new jobs').to.be.at.least(1);
+      expect(listening, 'connections listening for new jobs').to.be.at.least(1);
       const announced: string[] = [];
       listener.on('notification', (notification) => announced.push(notification.payload ?? ''));
-      await listener.query(`LISTEN "${channel}"`);
+      await listener.query(`LISTEN ${JOBS_CHANNEL}`);
 
       const tenant = await sendingTenant();
       const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
-      await eventually(async () => announced, (names) => names.includes(QUEUES.sendMessage.name), { what: 'a NOTIFY naming the send queue' });
+      await eventually(async () => announced, (names) => names.includes(QUEUES.sendMessage.name), { what: 'an announcement naming the send queue' });
       expect((await waitForMessage(tenant, response.body.data.id, (m) => m.status !== 'pending')).route_id).to.equal(tenant.routeIds[0]);
     } finally {
       await listener.end();

@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { ledgerSum } from '../../db/ledger.ts';
+import { call } from '../support/client.ts';
+import { clearOfUtcMidnight, createAdminKey, sendingTenant, type Tenant } from '../support/fixtures.ts';
+import { harness } from '../support/harness.ts';
+
+/** Single sends arriving together share transactions (group commit); each keeps the outcome it would have had alone. */
+
+const TO = '+14155550100';
+
+const sendAtOnce = (count: number, auth: (i: number) => string, from: (i: number) => string = () => 'Dispatch') =>
+  Promise.all(Array.from({ length: count }, (_, i) => call('POST', '/messages/send', { auth: auth(i), body: { to: TO, from: from(i), body: `Group ${i}` } })));
+
+const statusCounts = (responses: { status: number }[]) => responses.reduce<Record<number, number>>((counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
+
+const balanceOf = async (tenant: Tenant) => (await harness.db('accounts').where({ id: tenant.accountId }).first('balance')).balance;
+
+describe('single sends committed in groups', () => {
+  it('refuses a send alone for its own fault and accepts its neighbours, in fewer transactions than sends', async () => {
+    const tenant = await sendingTenant({ balance: 10 });
+    const responses = await sendAtOnce(30, () => tenant.key, (i) => (i % 3 === 0 ? 'Nobody' : 'Dispatch'));
+    expect(statusCounts(responses)).to.deep.equal({ 201: 20, 400: 10 });
+    responses.forEach((response, i) => {
+      if (i % 3 === 0) expect(response.body.error).to.include({ code: 'sender_not_approved', param: 'from' });
+    });
+    const stored = await harness.db('messages').where({ account_id: tenant.accountId }).select('id', harness.db.raw('xmin::text AS transaction'));
+    expect(stored.map((row) => row.id).sort()).to.deep.equal(responses.filter((r) => r.status === 201).map((r) => r.body.data.id).sort());
+    expect(await balanceOf(tenant)).to.equal('9.8000');
+    expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('9.8000');
+    // Several sends shared a commit: the rows carry the id of the transaction that wrote them.
+    expect(new Set(stored.map((row) => row.transaction)).size).to.be.below(20);
+  });
+
+  it('charges in arrival order while the balance lasts, exactly, when the balance runs out inside a group', async () => {
+    const tenant = await sendingTenant({ balance: 0.25 });
+    const responses = await sendAtOnce(40, () => tenant.key);
+    expect(statusCounts(responses)).to.deep.equal({ 201: 25, 402: 15 });
+    for (const refused of responses.filter((r) => r.status === 402)) expect(refused.body.error).to.include({ code: 'insufficient_balance' });
+    expect(await balanceOf(tenant)).to.equal('0.0000');
+    expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('0.0000');
+    expect(await harness.db('messages').where({ account_id: tenant.accountId }).count({ n: '*' }).first()).to.deep.equal({ n: 25 });
+  });
+
+  it("counts a key's daily limit exactly when a group would pass it", async () => {
+    await clearOfUtcMidnight();
+    const tenant = await sendingTenant({ balance: 10 });
+    const limited = await createAdminKey(tenant.accountId, { name: 'Ten a day', daily_limit: 10 });
+    const responses = await sendAtOnce(30, (i) => (i % 2 === 0 ? limited.plain_key : tenant.key));
+    const throughLimited = responses.filter((_, i) => i % 2 === 0);
+    expect(statusCounts(throughLimited)).to.deep.equal({ 201: 10, 429: 5 });
+    expect(statusCounts(responses.filter((_, i) => i % 2 === 1))).to.deep.equal({ 201: 15 });
+    for (const refused of throughLimited.filter((r) => r.status === 429)) expect(refused.body.error).to.include({ code: 'daily_limit_exceeded' });
+    expect(await harness.db('messages').where({ api_key_id: limited.id }).count({ n: '*' }).first()).to.deep.equal({ n: 10 });
+    expect(await balanceOf(tenant)).to.equal('9.7500');
+  });
+});

@@ -6,7 +6,7 @@
  *   DISPATCH_WEBHOOK_SECRET=whsec_... npx node examples/webhook-receiver.ts
  */
 import { createServer } from 'node:http';
-import { verifyWebhook, WebhookVerificationError } from '../sdk/webhooks.ts';
+import { isKnownEvent, verifyWebhook, WebhookVerificationError } from '../sdk/webhooks.ts';
 
 const secret = process.env.DISPATCH_WEBHOOK_SECRET;
 if (!secret) throw new Error('Set DISPATCH_WEBHOOK_SECRET to the signing_secret shown when the endpoint was created.');
@@ -25,7 +25,11 @@ createServer((req, res) => {
       res.writeHead(200).end();
       if (seen.has(event.id)) return;
       seen.add(event.id);
-      console.log(`${event.type} for ${event.data.id}: ${event.data.status}`);
+      // Event types grow: one added after this SDK was built is acknowledged above and ignored.
+      if (!isKnownEvent(event)) return;
+      if (event.type === 'message.received') console.log(`${event.type} from ${event.data.from}: ${event.data.body}`);
+      else if (event.type === 'recipient.opted_out' || event.type === 'recipient.opted_in') console.log(`${event.type} for ${event.data.number}`);
+      else console.log(`${event.type} for ${event.data.id}: ${event.data.status}`);
     } catch (error) {
       res.writeHead(error instanceof WebhookVerificationError ? 400 : 500).end();
       console.error(`refused a delivery: ${(error as Error).message}`);

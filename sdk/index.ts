@@ -31,6 +31,7 @@ export type Account = Schemas['Account'];
 export type Balance = Schemas['Balance'];
 export type Usage = Schemas['Usage'];
 export type Pagination = Schemas['Pagination'];
+export type InboundMessage = Schemas['InboundMessage'];
 export type OptOut = Schemas['OptOut'];
 export type OptOutImportResult = Schemas['OptOutImportResult'];
 export type KeywordSettings = Schemas['KeywordSettings'];
@@ -91,6 +92,12 @@ export class Dispatch {
     get: (id: string) => this.#data(() => this.client.GET('/messages/{id}', { params: { path: { id } } }), true),
     list: (query: Query<'listMessages'> = {}) => this.#page(() => this.client.GET('/messages', { params: { query } })),
     listAll: (query: Query<'listMessages'> = {}) => paginate((page) => this.messages.list({ ...query, page }), query.page),
+  };
+
+  readonly inboundMessages = {
+    list: (query: Query<'listInboundMessages'> = {}) => this.#page(() => this.client.GET('/inbound-messages', { params: { query } })),
+    listAll: (query: Query<'listInboundMessages'> = {}) => paginate((page) => this.inboundMessages.list({ ...query, page }), query.page),
+    get: (id: string) => this.#data(() => this.client.GET('/inbound-messages/{id}', { params: { path: { id } } }), true),
   };
 
   readonly account = {

@@ -14,6 +14,7 @@ import {
 import { contractCheckingFetch } from '../support/client.ts';
 import { createAdminKey, createTenant, eventually, sendingTenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
+import { inboundTenant, randomHandset, simulateInbound } from '../support/inbound.ts';
 
 // The SDK against the live Dispatch of the run: fixtures set tenants up through the admin API,
 // everything else goes through the SDK.
@@ -208,6 +209,29 @@ describe('SDK against a live Dispatch', () => {
     expect((await dispatch.optOuts.list()).data.map((optOut) => optOut.number)).to.deep.equal([second]);
     expect(await dispatch.messages.send({ to: first, from: 'Dispatch', body: 'Welcome back' })).to.include({ status: 'pending' });
     expect(await rejection(dispatch.optOuts.delete(first))).to.include({ status: 404, code: 'resource_not_found' });
+  });
+
+  it('lists and reads inbound messages, filtered, across pages; a STOP shows as its opted_out event', async () => {
+    const tenant = await inboundTenant();
+    const dispatch = sdk(tenant.key);
+    const [alice, bob] = [randomHandset(), randomHandset()];
+    const first = await simulateInbound(tenant.routeId, { from: alice, to: tenant.number, body: 'Is my parcel coming today?' });
+    const second = await simulateInbound(tenant.routeId, { from: bob, to: tenant.number, body: 'Stop!' });
+    const third = await simulateInbound(tenant.routeId, { from: alice, to: tenant.number, body: 'Thanks' });
+
+    const all = await collect(dispatch.inboundMessages.listAll({ limit: 2 }));
+    expect(all.map((message) => message.id)).to.deep.equal([third.id, second.id, first.id]);
+    const fromAlice = await dispatch.inboundMessages.list({ from: alice });
+    expect(fromAlice.data.map((message) => message.body)).to.deep.equal(['Thanks', 'Is my parcel coming today?']);
+    expect(fromAlice.pagination).to.include({ total: 2, has_more: false });
+    const read = await dispatch.inboundMessages.get(second.id);
+    expect(read).to.include({ id: second.id, object: 'inbound_message', from: bob, to: tenant.number, body: 'Stop!', keyword: 'STOP', route_id: tenant.routeId });
+    expect(await rejection(dispatch.inboundMessages.get('inb_000000000000000000000000'))).to.include({ status: 404, code: 'resource_not_found' });
+
+    const received = await dispatch.events.list({ type: 'message.received' });
+    expect(received.data.map((event) => event.data)).to.deep.include(read);
+    const optedOut = await eventually(() => dispatch.events.list({ type: 'recipient.opted_out' }), (page) => page.data.length === 1, { what: "bob's opt-out event" });
+    expect(optedOut.data[0].data).to.include({ number: bob, source: 'keyword', keyword: 'STOP' });
   });
 
   it('reads and changes the keyword settings', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { signPayload } from '../../domain/webhook-signature.ts';
-import { verifyWebhook, WebhookVerificationError, type Event } from '../../sdk/index.ts';
+import { isKnownEvent, verifyWebhook, WebhookVerificationError, type Event, type KnownEvent } from '../../sdk/index.ts';
 
 const SECRET = 'whsec_test_0123456789abcdefghijklmnopqrstuv';
 const now = () => Math.floor(Date.now() / 1000);
@@ -35,9 +35,59 @@ describe('SDK verifyWebhook', () => {
     const header = signPayload(rawBody, SECRET, now());
     const verified = verifyWebhook(rawBody, header, SECRET);
     expect(verified).to.deep.equal(event);
-    expect(verified.type).to.equal('message.delivered');
+    expect(isKnownEvent(verified)).to.equal(true);
+    if (!isKnownEvent(verified) || verified.type !== 'message.delivered') throw new Error(`not a known message.delivered: ${verified.type}`);
     expect(verified.data.reference).to.equal('order-1');
     expect(verifyWebhook(Buffer.from(rawBody, 'utf8'), header, SECRET, { toleranceSeconds: 10 })).to.deep.equal(event);
+  });
+
+  it('answers the events of issue 10 typed by their type: message.received, recipient.opted_out, recipient.opted_in', () => {
+    const optOut = { number: '+14155550123', object: 'opt_out', source: 'keyword', reason: null, keyword: 'STOP', created_at: '2025-11-21T16:45:10.004Z' };
+    const inbound = {
+      id: 'inb_Q2mXb7RkTz0YcVhL4sNfWd8E', object: 'inbound_message', from: '+14155550123', to: '+12127000100', body: 'Stop', encoding: 'GSM-7',
+      segments: 1, complete: true, keyword: 'STOP', route_id: 1, received_at: '2025-11-21T16:45:10.001Z',
+    };
+    const envelope = { object: 'event', created_at: '2025-11-21T16:45:10.004Z' };
+    const events = [
+      { ...envelope, id: 'evt_000000000000000000000001', type: 'message.received', data: inbound },
+      { ...envelope, id: 'evt_000000000000000000000002', type: 'recipient.opted_out', data: optOut },
+      { ...envelope, id: 'evt_000000000000000000000003', type: 'recipient.opted_in', data: optOut },
+    ];
+    /** What a receiver's switch reads; a type without a case would not compile (`never`). */
+    const summary = (verified: KnownEvent): string => {
+      switch (verified.type) {
+        case 'message.received':
+          return `${verified.data.from} said ${verified.data.body} (${verified.data.keyword})`;
+        case 'recipient.opted_out':
+        case 'recipient.opted_in':
+          return `${verified.data.number} by ${verified.data.source} ${verified.data.keyword}`;
+        case 'message.sent':
+        case 'message.delivered':
+        case 'message.failed':
+          return `${verified.data.id} ${verified.data.status}`;
+        default:
+          return verified satisfies never;
+      }
+    };
+    const summaries = events.map((sent) => {
+      const body = JSON.stringify(sent);
+      const verified = verifyWebhook(body, signPayload(body, SECRET, now()), SECRET);
+      expect(verified).to.deep.equal(sent);
+      if (!isKnownEvent(verified)) throw new Error(`${verified.type} should be known`);
+      return summary(verified);
+    });
+    expect(summaries).to.deep.equal(['+14155550123 said Stop (STOP)', '+14155550123 by keyword STOP', '+14155550123 by keyword STOP']);
+  });
+
+  it('answers an event of a type it does not know, authentic, as an open-set event (receivers may ignore it)', () => {
+    const future = { id: 'evt_000000000000000000000004', object: 'event', type: 'number.ported', created_at: '2025-11-21T16:45:10.004Z', data: { number: '+14155550123', carrier: 'Acme' } };
+    const body = JSON.stringify(future);
+    const verified: Event = verifyWebhook(body, signPayload(body, SECRET, now()), SECRET);
+    expect(verified).to.deep.equal(future);
+    expect(isKnownEvent(verified)).to.equal(false);
+    expect(verified.type).to.equal('number.ported');
+    // Still authenticated: a forged one of an unknown type is refused like any other.
+    expectVerificationError(() => verifyWebhook(body.replace('Acme', 'Evil'), signPayload(body, SECRET, now()), SECRET), 'signature_mismatch');
   });
 
   it('throws on a tampered body, a wrong secret or a missing header', () => {
@@ -56,7 +106,7 @@ describe('SDK verifyWebhook', () => {
   });
 
   it('throws on an authentic body that is not an event', () => {
-    for (const body of ['not json', '[]', JSON.stringify({ ...event, object: 'message' }), JSON.stringify({ id: 'x', object: 'event' })]) {
+    for (const body of ['not json', '[]', JSON.stringify({ ...event, object: 'message' }), JSON.stringify({ id: 'x', object: 'event' }), JSON.stringify({ ...event, data: [] })]) {
       expectVerificationError(() => verifyWebhook(body, signPayload(body, SECRET, now()), SECRET), 'invalid_payload');
     }
   });

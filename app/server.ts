@@ -75,6 +75,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       keyLastUsed: (keyId, stored) => keyUsage.lastUsed(keyId, stored),
       // Requests arrive only once the server listens, when the origin is known.
       inboundUrl: (dlrToken) => `${origin}/callbacks/inbound/${dlrToken}`,
+      log: logger,
     },
     auth,
     logger,

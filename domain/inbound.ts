@@ -111,13 +111,13 @@ export async function receiveInbound(db: Knex, jobs: JobQueue, input: InboundInp
  * A handset's message arriving on a simulator route, for demos and tests: received as a
  * provider's would be, under a provider id made up for it. Answers the stored message.
  */
-export async function simulateInbound(db: Knex, jobs: JobQueue, routeId: number, message: { from: string; to: string; body: string }): Promise<InboundMessageRow> {
+export async function simulateInbound(db: Knex, jobs: JobQueue, routeId: number, message: { from: string; to: string; body: string }, log: InboundLog): Promise<InboundMessageRow> {
   const route = await getRoute(db, routeId);
   if (route.provider !== 'simulator') {
     throw invalidRequest('id', `Route ${routeId} is an ${route.provider} route: only a simulator route takes simulated inbound messages.`);
   }
   const { encoding, segments } = planSegments(message.body);
   const providerMessageId = `sim-in-${randomBase62(16)}`;
-  await receiveInbound(db, jobs, { routeId, providerMessageId, ...message, encoding, segments, complete: true, receivedAt: new Date() });
+  await receiveInbound(db, jobs, { routeId, providerMessageId, ...message, encoding, segments, complete: true, receivedAt: new Date() }, log);
   return (await findInboundByProviderId(db, routeId, providerMessageId))!;
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import type { JobQueue } from '../db/queues.ts';
+import type { InboundLog } from '../domain/inbound.ts';
 import type { SendGroupCommit } from '../domain/send-group-commit.ts';
 import type { components, operations } from './generated/openapi.ts';
 
@@ -54,6 +55,8 @@ export interface Services {
   keyLastUsed: (keyId: string, stored: Date | null) => Date | null;
   /** Where an HTTP route's provider posts inbound messages, from the route's secret token (PUBLIC_URL known once listening). */
   inboundUrl: (dlrToken: string) => string;
+  /** Where a handler reports what it gave up on while its request succeeded (a keyword's auto-reply it could not send). */
+  log: InboundLog;
 }
 
 export interface Context<Caller> {

@@ -12,5 +12,5 @@ export const adminListInboundMessages: AdminHandler<'adminListInboundMessages'> 
 
 export const adminSimulateInboundMessage: AdminHandler<'adminSimulateInboundMessage'> = async ({ params, body }, { services }) => ({
   status: 201,
-  data: toAdminInboundMessage(await simulateInbound(services.db, services.jobs, params.id, body)),
+  data: toAdminInboundMessage(await simulateInbound(services.db, services.jobs, params.id, body, services.log)),
 });

@@ -62,6 +62,20 @@ describe('receiveInbound', () => {
     expect(await harness.db('opt_outs').where({ account_id: tenant.accountId })).to.have.length(0);
   });
 
+  it('logs a keyword reply it could not send, once, and keeps the message and the opt-out', async () => {
+    const tenant = await inboundTenant({ balance: 0 });
+    const warnings: { details: Record<string, unknown>; message: string }[] = [];
+    const input = inbound(tenant.routeId, tenant.number, { body: 'Stop' });
+    expect(await receiveInbound(harness.db, jobQueueOf(harness.dispatch.boss), input, { warn: (details, message) => warnings.push({ details, message }) })).to.equal(true);
+
+    const stored = await harness.db('inbound_messages').where({ provider_message_id: input.providerMessageId }).first();
+    expect(warnings.map(({ details, message }) => [message, details.account_id, details.inbound_message_id, details.to, (details.err as { code: string }).code])).to.deep.equal([
+      ['keyword auto-reply not sent', tenant.accountId, stored.id, input.from, 'insufficient_balance'],
+    ]);
+    expect(await harness.db('opt_outs').where({ account_id: tenant.accountId, number: input.from })).to.have.length(1);
+    expect(await harness.db('messages').where({ account_id: tenant.accountId })).to.have.length(0);
+  });
+
   it('stores a Latin-1 message as given', async () => {
     const tenant = await inboundTenant();
     const input = inbound(tenant.routeId, tenant.number, { body: 'Très bien, à demain', encoding: 'Latin-1' });

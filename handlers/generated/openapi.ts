@@ -4683,6 +4683,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeywordSettingsEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

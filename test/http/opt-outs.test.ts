@@ -148,6 +148,7 @@ describe('GET /keywords and POST /keywords/update', () => {
     expect(restored.body.data.help.reply_is_default).to.equal(true);
     expect(restored.body.data.opt_out.keywords).to.deep.equal(['HALT']);
     expect((await call('GET', '/keywords', { auth: tenant.key })).body.data).to.deep.equal(restored.body.data);
+    expectError(await call('GET', '/keywords?kind=help', { auth: tenant.key }), 400, 'parameter_unknown', 'kind');
   });
 
   it('refuses a keyword already in another list (defaults included) with 400 keyword_conflict, and one ending in punctuation, changing nothing', async () => {

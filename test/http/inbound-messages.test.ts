@@ -137,6 +137,11 @@ describe('GET /inbound-messages/{id}', () => {
     expect(response.body.data).to.deep.equal(stored);
   });
 
+  it('answers 400 naming id for an id that does not decode to text', async () => {
+    const tenant = await createTenant();
+    expectError(await call('GET', '/inbound-messages/%E2%82', { auth: tenant.key }), 400, 'parameter_invalid', 'id');
+  });
+
   it('answers 404 for an unknown id', async () => {
     const tenant = await createTenant();
     expectError(await call('GET', '/inbound-messages/inb_000000000000000000000000', { auth: tenant.key }), 404, 'resource_not_found', 'id');

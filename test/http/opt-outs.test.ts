@@ -53,10 +53,17 @@ describe('POST /opt-outs/create', () => {
   it('emits one recipient.opted_out per number added to webhook endpoints subscribed to it, and lists it under GET /events?type=recipient.opted_out only', async () => {
     const tenant = await createTenant();
     const { receiver } = await receivingEndpoint(tenant, 200);
+    const outcomesOnly = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url, events: ['message.delivered', 'message.failed'] } });
+    const optOutsOnly = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url, events: ['recipient.opted_out'] } });
+    expect(optOutsOnly.body.data.events).to.deep.equal(['recipient.opted_out']);
     try {
       await importNumbers(tenant.key, { numbers: [A, A, B], reason: 'Complaint' });
-      const received = await eventually(async () => receiver.received.filter((delivery) => delivery.event.type === 'recipient.opted_out'), (list) => list.length === 2, { what: 'two recipient.opted_out deliveries' });
-      expect(received.map((delivery) => delivery.event.data.number)).to.have.members([A, B]);
+      // Two deliveries each to the endpoint subscribed to every type and to the one subscribed to opt-outs.
+      const received = await eventually(async () => receiver.received.filter((delivery) => delivery.event.type === 'recipient.opted_out'), (list) => list.length === 4, { what: 'four recipient.opted_out deliveries' });
+      // Deliveries are created with their events, in the same transaction: none exists for the other endpoint.
+      expect(await harness.db('webhook_deliveries').where({ endpoint_id: outcomesOnly.body.data.id })).to.deep.equal([]);
+      expect(await harness.db('webhook_deliveries').where({ endpoint_id: optOutsOnly.body.data.id })).to.have.length(2);
+      expect(received.map((delivery) => delivery.event.data.number)).to.have.members([A, B, A, B]);
       expect(received[0].event.data).to.include({ object: 'opt_out', source: 'api', reason: 'Complaint', keyword: null });
       expect(received[0].headers['dispatch-signature']).to.match(/^t=\d+,v1=[0-9a-f]{64}$/);
 

@@ -5,6 +5,7 @@ import { accountsCommand } from './commands/accounts.ts';
 import { blocklistCommand } from './commands/blocklist.ts';
 import { bulkCommand } from './commands/bulk.ts';
 import { eventsCommand } from './commands/events.ts';
+import { inboundCommand } from './commands/inbound.ts';
 import { keysCommand } from './commands/keys.ts';
 import { messagesCommand, sendCommand } from './commands/messages.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -20,6 +21,7 @@ const EXAMPLES = `Examples:
   $ dispatch send --to +447400123456 --from Dispatch --body "Hello"
   $ dispatch bulk --csv customers.csv --from Dispatch --body "Depot closed Monday"
   $ dispatch events tail --json | jq .type
+  $ dispatch inbound tail
   $ dispatch opt-outs add +447400123456 --reason "Imported"
   $ dispatch accounts create --email ops@acme.example --name Acme --balance 25
   $ dispatch routes assign acct_... 1 --priority 10`;
@@ -47,7 +49,7 @@ export function buildProgram(): Command {
   program.commandsGroup('Run Dispatch:');
   program.addCommand(serveCommand()).addCommand(migrateCommand());
   program.commandsGroup('Send (API key):');
-  program.addCommand(sendCommand()).addCommand(bulkCommand()).addCommand(messagesCommand()).addCommand(eventsCommand()).addCommand(optOutsCommand());
+  program.addCommand(sendCommand()).addCommand(bulkCommand()).addCommand(messagesCommand()).addCommand(eventsCommand()).addCommand(inboundCommand()).addCommand(optOutsCommand());
   program.commandsGroup('Operate (admin token):');
   program.addCommand(accountsCommand()).addCommand(keysCommand()).addCommand(routesCommand()).addCommand(sendersCommand()).addCommand(blocklistCommand());
 

@@ -1,7 +1,8 @@
 // dispatch events tail: prints events as they happen, until Ctrl-C.
 import { Command, Option } from 'commander';
 import { customerOptions, positiveInteger, run, timestamp } from '../context.ts';
-import { EXIT, exitCodeFor, type Output } from '../output.ts';
+import { follow } from '../follow.ts';
+import { EXIT } from '../output.ts';
 import { EventTail, type Event } from '../tail.ts';
 import type { Page } from '../../sdk/index.ts';
 
@@ -26,41 +27,6 @@ interface TailCommandOptions {
   since?: string;
 }
 
-/** Resolves after `ms`, or at once when `stopped` fires. */
-function pause(ms: number, stopped: Promise<void>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), stopped]).finally(() => clearTimeout(timer));
-}
-
-async function follow(out: Output, tail: EventTail, intervalMs: number): Promise<void> {
-  let stop!: () => void;
-  const stopped = new Promise<void>((resolve) => (stop = resolve));
-  let running = true;
-  const onSignal = () => {
-    running = false;
-    stop();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  let healthy = false;
-  try {
-    while (running) {
-      try {
-        for (const event of await tail.poll()) out.item(event, () => eventLine(event));
-        healthy = true;
-      } catch (error) {
-        // Refusals (a bad key, a missing scope) end the tail; once it has worked, an outage is waited out.
-        if (!healthy || exitCodeFor(error) !== EXIT.unavailable) throw error;
-        out.warn(`${error instanceof Error ? error.message : String(error)}; retrying`);
-      }
-      await pause(intervalMs, stopped);
-    }
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
-}
-
 export function eventsCommand(): Command {
   const events = new Command('events').description('Follow message events (delivery reports)');
 
@@ -79,7 +45,7 @@ export function eventsCommand(): Command {
       const list = (page: number) => dispatch.events.list({ page, limit: 100, ...(options.type !== undefined && { type: options.type }) }) as Promise<Page<Event>>;
       const tail = new EventTail({ since, list });
       out.note(`Following events since ${new Date(since).toISOString()} (Ctrl-C to stop)`);
-      await follow(out, tail, options.interval);
+      await follow(out, () => tail.poll(), eventLine, options.interval);
       return EXIT.ok;
     }),
   );

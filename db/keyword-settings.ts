@@ -13,6 +13,11 @@ export interface KeywordSettingsRow {
 
 export type KeywordSettingsChange = Partial<Omit<KeywordSettingsRow, 'account_id' | 'updated_at'>>;
 
+/** Serialises changes of one account's settings to the commit: each is checked against the lists the one before left. */
+export async function lockKeywordSettings(trx: Knex.Transaction, accountId: string): Promise<void> {
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`keyword-settings:${accountId}`]);
+}
+
 export async function findKeywordSettings(db: Knex, accountId: string): Promise<KeywordSettingsRow | undefined> {
   return db<KeywordSettingsRow>('keyword_settings').where({ account_id: accountId }).first();
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { findKeywordSettings, upsertKeywordSettings, type KeywordSettingsRow } from '../db/keyword-settings.ts';
+import { findKeywordSettings, lockKeywordSettings, upsertKeywordSettings, type KeywordSettingsChange, type KeywordSettingsRow } from '../db/keyword-settings.ts';
 import { invalidRequest } from './errors.ts';
 
 export type KeywordKind = 'opt_out' | 'opt_in' | 'help';
@@ -32,10 +32,10 @@ export const MAX_CUSTOM_KEYWORDS = 20;
  * The form a message and a keyword are compared in: trimmed, upper case, accents dropped (ARRÊT
  * is ARRET), trailing punctuation and spaces ignored. Inner characters stay: OPT-OUT is not OPTOUT.
  */
+const withoutAccents = (text: string): string => text.normalize('NFD').replace(/\p{M}/gu, '');
+
 export function normalizeKeyword(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
+  return withoutAccents(text)
     .toUpperCase()
     .replace(/[\s\p{P}\p{S}]+$/u, '')
     .trim();
@@ -78,15 +78,21 @@ export type KeywordSettingsRequest = Partial<Record<KeywordKind, KeywordListChan
  * list only, defaults included, and must be something a reply can match.
  */
 export async function updateKeywordSettings(db: Knex, accountId: string, request: KeywordSettingsRequest): Promise<KeywordSettings> {
-  const current = await keywordSettingsOf(db, accountId);
-  const lists = { ...current.keywords };
+  return db.transaction(async (trx) => {
+    await lockKeywordSettings(trx, accountId);
+    return changeSettings(trx, accountId, (await keywordSettingsOf(trx, accountId)).keywords, request);
+  });
+}
+
+async function changeSettings(trx: Knex.Transaction, accountId: string, current: KeywordSettings['keywords'], request: KeywordSettingsRequest): Promise<KeywordSettings> {
+  const lists = { ...current };
   for (const kind of KEYWORD_KINDS) {
     const given = request[kind]?.keywords;
     if (given === undefined) continue;
-    const normalized = given.map((keyword, index) => {
+    const normalized = given.map((keyword) => {
       const form = normalizeKeyword(keyword);
       // A keyword that normalizing shortens (trailing punctuation) could never be matched as written.
-      if (form === '' || /\s/u.test(form) || form.length !== keyword.trim().normalize('NFD').replace(/\p{M}/gu, '').length) {
+      if (form === '' || /\s/u.test(form) || form.length !== withoutAccents(keyword.trim()).length) {
         throw invalidRequest(`${kind}.keywords`, `'${keyword}' cannot be a keyword: a keyword is one word that does not end in punctuation.`);
       }
       return form;
@@ -95,17 +101,15 @@ export async function updateKeywordSettings(db: Knex, accountId: string, request
   }
   for (const kind of KEYWORD_KINDS) {
     for (const keyword of lists[kind]) {
-      const other = KEYWORD_KINDS.find((otherKind) => (otherKind !== kind && DEFAULT_KEYWORDS[otherKind].includes(keyword)) || (otherKind !== kind && lists[otherKind].includes(keyword)));
+      const other = KEYWORD_KINDS.find((otherKind) => otherKind !== kind && (DEFAULT_KEYWORDS[otherKind].includes(keyword) || lists[otherKind].includes(keyword)));
       if (other) throw invalidRequest(`${kind}.keywords`, `${keyword} is already a keyword of the ${other} list; a keyword belongs to one list.`, 'keyword_conflict');
     }
   }
-  const row = await upsertKeywordSettings(db, accountId, {
-    ...(request.opt_out?.keywords !== undefined && { opt_out_keywords: lists.opt_out }),
-    ...(request.opt_in?.keywords !== undefined && { opt_in_keywords: lists.opt_in }),
-    ...(request.help?.keywords !== undefined && { help_keywords: lists.help }),
-    ...(request.opt_out?.reply !== undefined && { opt_out_reply: request.opt_out.reply }),
-    ...(request.opt_in?.reply !== undefined && { opt_in_reply: request.opt_in.reply }),
-    ...(request.help?.reply !== undefined && { help_reply: request.help.reply }),
-  });
-  return settingsFrom(row);
+  const change: KeywordSettingsChange = {};
+  for (const kind of KEYWORD_KINDS) {
+    const given = request[kind];
+    if (given?.keywords !== undefined) change[`${kind}_keywords`] = lists[kind];
+    if (given?.reply !== undefined) change[`${kind}_reply`] = given.reply;
+  }
+  return settingsFrom(await upsertKeywordSettings(trx, accountId, change));
 }

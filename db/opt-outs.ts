@@ -88,10 +88,6 @@ export async function deleteOptOut(db: Knex, accountId: string, number: string, 
   return result.rows[0];
 }
 
-export async function findOptOut(db: Knex, accountId: string, number: string): Promise<OptOutRow | undefined> {
-  return db<OptOutRow>('opt_outs').where({ account_id: accountId, number }).first();
-}
-
 /** A page of opt-outs, newest first: one account's, or (accountId null) every account's. */
 export async function listOptOuts(db: Knex, accountId: string | null, filter: { number?: string }, page: PageRequest): Promise<Page<OptOutRow>> {
   const query = db<OptOutRow>('opt_outs');

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { deleteOptOut, insertOptOuts, lockNumbers, type OptOutRow, type OptOutSource } from '../db/opt-outs.ts';
+import { deleteOptOut, insertOptOuts, lockNumbers, type OptOutChange, type OptOutRow, type OptOutSource } from '../db/opt-outs.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { notFound } from './errors.ts';
 import { recordSubjectEvents } from './events.ts';
 import { destinationCountry } from './phone-numbers.ts';
 
-export type { OptOutSource };
+export type { OptOutChange, OptOutSource };
 
 /** An opt-out as callers see it, in API answers and in event payloads alike. */
 export interface OptOutView {
@@ -26,17 +26,11 @@ export const optOutView = (row: OptOutRow): OptOutView => ({
   created_at: new Date(row.created_at).toISOString(),
 });
 
-export interface OptOutChange {
-  source: OptOutSource;
-  reason?: string | null;
-  keyword?: string | null;
-}
-
 /**
  * Opts these numbers out of the account's messages in the caller's transaction, in one statement
  * for any count, with one recipient.opted_out event each. The exclusive locks wait for sends of
  * these numbers already past their lookup, and hold back those not yet there until commit.
- * Answers the numbers that were not opted out before.
+ * Answers the opt-outs it added (numbers already opted out keep their record).
  */
 export async function optOutMany(trx: Knex.Transaction, jobs: JobQueue, accountId: string, numbers: string[], change: OptOutChange): Promise<OptOutRow[]> {
   await lockNumbers(trx, accountId, numbers, 'exclusive');

@@ -9,3 +9,12 @@ export function destinationCountry(e164: string): string | null {
   if (!parsed || !parsed.isValid()) return null;
   return parsed.country ?? parsed.countryCallingCode;
 }
+
+const E164 = /^\+[1-9][0-9]{1,14}$/;
+
+/** Why a number given as is (a bulk recipient, an imported opt-out) cannot be a recipient; null when it can. */
+export function numberProblem(number: string): string | null {
+  if (!E164.test(number)) return `The number '${number}' is not an E.164 number such as +447400123456.`;
+  if (destinationCountry(number) === null) return `${number} is not a phone number that can exist.`;
+  return null;
+}

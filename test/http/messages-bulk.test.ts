@@ -55,7 +55,7 @@ describe('POST /messages/bulk', () => {
     expect([first.status, last.status]).to.deep.equal(['pending', 'pending']);
     for (const [item, to] of [[malformed, '12345'], [empty, '']]) {
       expect(item).to.include({ to, status: 'failed', cost: 0 });
-      expect(item.error).to.deep.equal({ type: 'invalid_request_error', code: 'number_invalid', message: `The recipient '${to}' is not an E.164 number such as +447400123456.` });
+      expect(item.error).to.deep.equal({ type: 'invalid_request_error', code: 'number_invalid', message: `The number '${to}' is not an E.164 number such as +447400123456.` });
     }
     const listed = await call('GET', `/messages/${malformed.id}`, { auth: tenant.key });
     expect(listed.body.data).to.include({ to: '12345', status: 'failed' });

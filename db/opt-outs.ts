@@ -20,32 +20,23 @@ export interface OptOutChange {
 }
 
 /**
- * The advisory lock that orders sends and opt-outs of one number: a send holds it shared from
- * its opt-out lookup to its commit, an opt-out holds it exclusively while it writes. The key is
- * the account and one of 64 stripes of the number, not the number itself: a 1,000-recipient bulk
- * or a 10,000-number import then holds at most 64 locks, where exact keys would hold one each and
- * exhaust PostgreSQL's shared lock table (max_locks_per_transaction, 64 per connection by
- * default). Two numbers of one stripe only wait for each other, never wrongly pass.
+ * Takes the exclusive advisory locks that order opt-outs of these numbers after the sends to
+ * them in flight (opt_out_lock_keys, in the migrations, defines the keys and their order). Its
+ * own statement, before the write, held to the commit.
  */
-const STRIPES = 64;
-const lockKeys = `SELECT DISTINCT hashtextextended('opt-out:' || :accountId || ':' || (hashtext(n) & ${STRIPES - 1}), 0) AS k FROM unnest(:numbers::text[]) AS n ORDER BY k`;
-
-/**
- * Takes the locks of these numbers until the transaction ends, in ascending key order so that
- * two transactions taking several never deadlock. Its own statement, before the lookup: under
- * READ COMMITTED a statement sees what committed before it began, so the lookup after the lock
- * sees an opt-out that committed while this waited.
- */
-export async function lockNumbers(trx: Knex.Transaction, accountId: string, numbers: string[], mode: 'shared' | 'exclusive'): Promise<void> {
+export async function lockNumbersExclusively(trx: Knex.Transaction, accountId: string, numbers: string[]): Promise<void> {
   if (numbers.length === 0) return;
-  const lock = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
-  await trx.raw(`SELECT count(${lock}(k)) FROM (${lockKeys}) AS keys`, { accountId, numbers });
+  await trx.raw('SELECT count(pg_advisory_xact_lock(k)) FROM opt_out_lock_keys(?, ?::text[]) AS k', [accountId, numbers]);
 }
 
-/** Which of these numbers the account may not send to: one index probe each, in one statement. */
-export async function optedOutAmong(db: Knex, accountId: string, numbers: string[]): Promise<Set<string>> {
+/**
+ * Which of these numbers the account may not send to, in one round trip: takes their shared
+ * locks until the transaction ends, then looks them up (one index probe each), so that an
+ * opt-out waits for this send and this send sees an opt-out that committed first.
+ */
+export async function lockAndFindOptOuts(trx: Knex.Transaction, accountId: string, numbers: string[]): Promise<Set<string>> {
   if (numbers.length === 0) return new Set();
-  const result = await db.raw('SELECT number FROM opt_outs WHERE account_id = ? AND number = ANY(?::text[])', [accountId, [...new Set(numbers)]]);
+  const result = await trx.raw('SELECT lock_and_find_opt_outs AS number FROM lock_and_find_opt_outs(?, ?::text[])', [accountId, [...new Set(numbers)]]);
   return new Set((result.rows as { number: string }[]).map((row) => row.number));
 }
 

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { deleteOptOut, insertOptOuts, lockNumbers, type OptOutChange, type OptOutRow, type OptOutSource } from '../db/opt-outs.ts';
+import { deleteOptOut, insertOptOuts, lockNumbersExclusively, type OptOutChange, type OptOutRow, type OptOutSource } from '../db/opt-outs.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { notFound } from './errors.ts';
 import { recordSubjectEvents } from './events.ts';
-import { destinationCountry } from './phone-numbers.ts';
+import { numberProblem } from './phone-numbers.ts';
 
 export type { OptOutChange, OptOutSource };
 
@@ -33,7 +33,7 @@ export const optOutView = (row: OptOutRow): OptOutView => ({
  * Answers the opt-outs it added (numbers already opted out keep their record).
  */
 export async function optOutMany(trx: Knex.Transaction, jobs: JobQueue, accountId: string, numbers: string[], change: OptOutChange): Promise<OptOutRow[]> {
-  await lockNumbers(trx, accountId, numbers, 'exclusive');
+  await lockNumbersExclusively(trx, accountId, numbers);
   const inserted = await insertOptOuts(trx, accountId, numbers, change);
   await recordSubjectEvents(trx, jobs, inserted.map((row) => ({ accountId, type: 'recipient.opted_out' as const, data: { ...optOutView(row) } })));
   return inserted;
@@ -50,7 +50,7 @@ export async function optOut(trx: Knex.Transaction, jobs: JobQueue, accountId: s
  * the account stands until the account removes it. Emits recipient.opted_in (data: the opt-out undone).
  */
 export async function removeOptOut(trx: Knex.Transaction, jobs: JobQueue, accountId: string, number: string, change: OptOutChange): Promise<OptOutRow | undefined> {
-  await lockNumbers(trx, accountId, [number], 'exclusive');
+  await lockNumbersExclusively(trx, accountId, [number]);
   const removed = await deleteOptOut(trx, accountId, number, change, change.source === 'keyword' ? 'keyword' : undefined);
   if (removed) await recordSubjectEvents(trx, jobs, [{ accountId, type: 'recipient.opted_in', data: { ...optOutView(removed) } }]);
   return removed;
@@ -67,14 +67,6 @@ export interface ImportResult {
   number: string;
   status: ImportStatus;
   error: { code: string; message: string } | null;
-}
-
-const E164 = /^\+[1-9][0-9]{1,14}$/;
-
-function numberProblem(number: string): string | null {
-  if (!E164.test(number)) return `The number '${number}' is not an E.164 number such as +447400123456.`;
-  if (destinationCountry(number) === null) return `${number} is not a phone number that can exist.`;
-  return null;
 }
 
 /**

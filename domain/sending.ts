@@ -4,7 +4,7 @@ import type { ApiKeyRow } from '../db/api-keys.ts';
 import { blockedAmong } from '../db/blocklist.ts';
 import { applyBalanceChange } from '../db/ledger.ts';
 import { insertMessages, type MessageRow } from '../db/messages.ts';
-import { lockNumbers, optedOutAmong } from '../db/opt-outs.ts';
+import { lockAndFindOptOuts } from '../db/opt-outs.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { sendJobOptions } from '../db/send-groups.ts';
 import { activeAccountRoutes, type RouteRow } from '../db/routes.ts';
@@ -58,16 +58,6 @@ async function requireApprovedSender(trx: Knex, accountId: string, from: string)
 
 const E164 = /^\+[1-9][0-9]{1,14}$/;
 
-/**
- * Which of these recipients opted out of the account's messages. The shared locks, held to the
- * commit, make an opt-out of any of them wait for this send, and the lookup after them sees an
- * opt-out that committed first: none is accepted after an opt-out has committed.
- */
-async function optedOutRecipients(trx: Knex.Transaction, accountId: string, recipients: string[]): Promise<Set<string>> {
-  await lockNumbers(trx, accountId, recipients, 'shared');
-  return optedOutAmong(trx, accountId, recipients);
-}
-
 /** Why one recipient cannot be sent to, checked in the documented order; null when it can. */
 function recipientProblem(to: string, blocked: Set<string>, optedOut: Set<string>, routes: RouteRow[]): FailedItemError | null {
   // A bulk recipient reaches here as given: one malformed item fails alone, like an impossible number.
@@ -107,7 +97,7 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
   const plan = planBody(request.body);
   await requireApprovedSender(trx, sender.account.id, request.from);
   const routes = routesFor(await activeAccountRoutes(trx, sender.account.id), request.to, request.route_id);
-  const optedOut = options.optOutConfirmation ? new Set<string>() : await optedOutRecipients(trx, sender.account.id, [request.to]);
+  const optedOut = options.optOutConfirmation ? new Set<string>() : await lockAndFindOptOuts(trx, sender.account.id, [request.to]);
   const problem = recipientProblem(request.to, await blockedAmong(trx, sender.account.id, [request.to]), optedOut, routes);
   if (problem) throw invalidRequest(problem.code === 'route_invalid' && request.route_id != null ? 'route_id' : 'to', problem.message, problem.code);
   if (sender.apiKey) await checkSendLimits(trx, sender.apiKey, 1);
@@ -160,7 +150,7 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
     const accountRoutes = await activeAccountRoutes(trx, accountId);
     const approved = await approvedSendersAmong(trx, accountId, ofAccount.map(({ send }) => send.request.from));
     const blocked = await blockedAmong(trx, accountId, tos);
-    const optedOut = await optedOutRecipients(trx, accountId, tos);
+    const optedOut = await lockAndFindOptOuts(trx, accountId, tos);
     for (const { send, index } of ofAccount) {
       const { request } = send;
       try {
@@ -215,7 +205,7 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
     throw invalidRequest('route_id', `Route ${request.route_id} is not an active route of this account.`, 'route_invalid');
   }
   const blocked = await blockedAmong(trx, sender.account.id, request.recipients);
-  const optedOut = await optedOutRecipients(trx, sender.account.id, request.recipients);
+  const optedOut = await lockAndFindOptOuts(trx, sender.account.id, request.recipients);
 
   const items = request.recipients.map((to) => {
     const routes = routesFor(accountRoutes, to, request.route_id);

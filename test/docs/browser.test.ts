@@ -142,9 +142,16 @@ describe('/docs in a browser (headless Chromium)', () => {
     }
 
     expect([...listed].sort(), 'the operations the sidebar lists').to.deep.equal(publicOperations.map((operation) => operation.summary).sort());
+    // Issue 10 by name, so that the check cannot pass on a document that lost them.
+    expect(tags).to.include.members(['Inbound messages', 'Opt-outs']);
+    expect([...listed], 'the sidebar').to.include.members([
+      'List inbound messages', 'Get an inbound message', 'List opt-outs', 'Opt numbers out', 'Remove an opt-out', 'Get the keyword settings', 'Change the keyword settings',
+    ]);
     const menuTags = await menu.locator('a[href]').evaluateAll((links) => links.map((link) => (link as PageElement).innerText.trim()));
     expect(menuTags, 'the sidebar').to.not.include('Admin');
     const text = texts.join('\n');
+    for (const type of ['message.received', 'recipient.opted_out', 'recipient.opted_in']) expect(text, `the page names the event type ${type}`).to.include(type);
+    expect(text, 'the page says how event types grow').to.include('Event types grow within v1');
     const shownAdmin = adminOperations.map((operation) => operation.summary).filter((summary) => text.includes(summary));
     expect(shownAdmin, 'admin operations shown on the page').to.deep.equal([]);
     expect(await page.locator('a[href*="admin" i]').count(), 'links to admin operations').to.equal(0);

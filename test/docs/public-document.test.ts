@@ -158,6 +158,42 @@ describe('the public API reference (docs/public/)', () => {
     });
   });
 
+  describe('documents two-way messaging and opt-outs (issue 10)', () => {
+    const schemas = () => (publicDocument.components?.schemas ?? {}) as Record<string, any>;
+
+    it('has the inbound-message, opt-out and keyword operations under their tags, and none of their admin operations', () => {
+      const operations = operationsOf(publicDocument);
+      const tagOf = Object.fromEntries(operations.map((operation) => [operation.operationId, operation.tags.join()]));
+      expect(tagOf).to.include({
+        listInboundMessages: 'Inbound messages',
+        getInboundMessage: 'Inbound messages',
+        listOptOuts: 'Opt-outs',
+        createOptOuts: 'Opt-outs',
+        deleteOptOut: 'Opt-outs',
+        getKeywordSettings: 'Opt-outs',
+        updateKeywordSettings: 'Opt-outs',
+      });
+      const ids = operations.map((operation) => operation.operationId);
+      expect(ids).to.not.include.members(['adminSimulateInboundMessage', 'adminListOptOuts', 'adminListInboundMessages']);
+      expect(operationsOf(source).map((operation) => operation.operationId)).to.include.members(['adminSimulateInboundMessage', 'adminListOptOuts', 'adminListInboundMessages']);
+      expect(Object.keys(schemas())).to.not.include.members(['AdminInboundMessage', 'AdminOptOut', 'SimulatedInboundRequest']);
+    });
+
+    it('has the new event types, each with its data, in the events list and the webhook subscriptions, and says types are an open set', () => {
+      expect(schemas().InboundMessageEvent.properties.type.enum).to.deep.equal(['message.received']);
+      expect(schemas().InboundMessageEvent.properties.data.$ref).to.equal('#/components/schemas/InboundMessage');
+      expect(schemas().OptOutEvent.properties.type.enum).to.deep.equal(['recipient.opted_out', 'recipient.opted_in']);
+      expect(schemas().OptOutEvent.properties.data.$ref).to.equal('#/components/schemas/OptOut');
+      expect(schemas().EventPageEnvelope.properties.data.items.oneOf.map((item: { $ref: string }) => item.$ref)).to.have.members(
+        ['Event', 'OptOutEvent', 'InboundMessageEvent'].map((name) => `#/components/schemas/${name}`),
+      );
+      const newTypes = ['message.received', 'recipient.opted_out', 'recipient.opted_in'];
+      expect(schemas().CreateWebhookEndpointRequest.properties.events.items.enum).to.include.members(['*', ...newTypes]);
+      expect((publicDocument.components?.parameters as Record<string, any>).EventTypeFilter.schema.enum).to.include.members(['*', ...newTypes]);
+      expect(schemas().Event.description).to.include('open set').and.include('may ignore');
+    });
+  });
+
   describe('is served', () => {
     it('GET /openapi.yaml answers the public document as YAML, revalidated through its ETag', async () => {
       const response = await fetch(`${origin()}/openapi.yaml`);

@@ -16,7 +16,7 @@ import { newId } from './ids.ts';
 import { applyWhileCovered } from './ledger.ts';
 import { checkSendLimits } from './send-limits.ts';
 import { multiply, negate } from './money.ts';
-import { destinationCountry } from './phone-numbers.ts';
+import { numberProblem } from './phone-numbers.ts';
 import { routesFor } from './routing.ts';
 
 /** Who sends: the account that pays and the key it sends through (its limits apply); no key for Dispatch's own replies on the account's behalf. */
@@ -56,13 +56,11 @@ async function requireApprovedSender(trx: Knex, accountId: string, from: string)
   }
 }
 
-const E164 = /^\+[1-9][0-9]{1,14}$/;
-
 /** Why one recipient cannot be sent to, checked in the documented order; null when it can. */
 function recipientProblem(to: string, blocked: Set<string>, optedOut: Set<string>, routes: RouteRow[]): FailedItemError | null {
   // A bulk recipient reaches here as given: one malformed item fails alone, like an impossible number.
-  if (!E164.test(to)) return { type: 'invalid_request_error', code: 'number_invalid', message: `The recipient '${to}' is not an E.164 number such as +447400123456.` };
-  if (destinationCountry(to) === null) return { type: 'invalid_request_error', code: 'number_invalid', message: `${to} is not a phone number that can exist.` };
+  const invalid = numberProblem(to);
+  if (invalid) return { type: 'invalid_request_error', code: 'number_invalid', message: invalid };
   if (blocked.has(to)) return { type: 'invalid_request_error', code: 'recipient_blocklisted', message: `${to} is blocklisted.` };
   if (optedOut.has(to)) return { type: 'invalid_request_error', code: 'recipient_opted_out', message: `${to} opted out of this account's messages.` };
   if (routes.length === 0) return { type: 'invalid_request_error', code: 'route_invalid', message: `No eligible route covers ${to}.` };

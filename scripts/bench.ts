@@ -20,6 +20,7 @@ import { measureBulk } from './bench/measure/bulk.ts';
 import { measureLimits } from './bench/measure/limits.ts';
 import { measureMessageList } from './bench/measure/message-list.ts';
 import { measureOpenLoop } from './bench/measure/open-loop.ts';
+import { measureOptOuts } from './bench/measure/opt-outs.ts';
 import { measureSendThroughput } from './bench/measure/send-throughput.ts';
 import { measureSoak } from './bench/measure/soak.ts';
 import { parseOptions } from './bench/options.ts';
@@ -103,6 +104,7 @@ try {
   big.catch(() => {}); // each of targets 5 and 6 reports a failed seeding
   await attempt('5', 'GET /messages', async () => measureMessageList(bench, await big));
   await attempt('6', 'limits O(1)', async () => measureLimits(bench, await big));
+  await attempt('opt-outs', 'send with opt-outs', () => measureOptOuts(bench));
   await attempt('7', '10-minute open loop', () => measureSoak(bench, rate));
   await attempt('totals', 'totals', () => checkTotals(bench));
 

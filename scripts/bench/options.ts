@@ -17,6 +17,10 @@ export interface Durations {
   listSeconds: number;
   /** Target 6: each of the two keys. */
   limitSeconds: number;
+  /** Issue 10: opt-outs seeded into one account. */
+  seededOptOuts: number;
+  /** Issue 10: each of the two accounts' sends. */
+  optOutSeconds: number;
   /** Target 7's open loop; 0 skips it. */
   soakSeconds: number;
   /** Target 7 compares the first and the last window of this length. */
@@ -42,11 +46,13 @@ const FULL: Durations = {
   seededMessages: 1_000_000,
   listSeconds: 10,
   limitSeconds: 15,
+  seededOptOuts: 1_000_000,
+  optOutSeconds: 15,
   soakSeconds: 600,
   soakWindowSeconds: 60,
 };
 
-/** About a minute: shorter runs, 100,000 seeded messages, no 10-minute run. */
+/** About a minute: shorter runs, 100,000 seeded messages and opt-outs, no 10-minute run. */
 const QUICK: Durations = {
   pgbenchSeconds: 5,
   warmupSeconds: 2,
@@ -57,12 +63,14 @@ const QUICK: Durations = {
   seededMessages: 100_000,
   listSeconds: 2,
   limitSeconds: 3,
+  seededOptOuts: 100_000,
+  optOutSeconds: 3,
   soakSeconds: 0,
   soakWindowSeconds: 60,
 };
 
 const USAGE = `npm run bench -- [--quick] [--processes N] [--database-url] [--soak-seconds S]
-  --quick          about a minute: shorter runs, 100,000 seeded messages, target 7 skipped
+  --quick          about a minute: shorter runs, 100,000 seeded messages and opt-outs, target 7 skipped
   --processes N    N Dispatch processes on the same database behind the load generator (default 1)
   --database-url   run on a fresh database of DATABASE_URL's server (default: an embedded PostgreSQL)
   --soak-seconds S length of target 7's run (default 600, 0 skips it)`;

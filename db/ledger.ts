@@ -42,9 +42,14 @@ export async function ledgerSum(db: Knex, accountId: string): Promise<string> {
   return sum ?? '0';
 }
 
-/** Locks the account's row for the rest of the transaction and answers its balance. */
+/**
+ * Locks the account's row for the rest of the transaction and answers its balance. FOR NO KEY
+ * UPDATE, as an UPDATE of the balance takes: FOR UPDATE would also wait for the key-share locks
+ * that inserting the account's messages takes (their foreign key), so two transactions that had
+ * each inserted messages deadlocked here (seen under `npm run bench`'s concurrent sends).
+ */
 export async function lockBalance(trx: Knex, accountId: string): Promise<string> {
-  const row = await trx('accounts').where({ id: accountId }).forUpdate().first('balance');
+  const row = await trx('accounts').where({ id: accountId }).forNoKeyUpdate().first('balance');
   return row.balance;
 }
 

@@ -120,3 +120,30 @@ export function timestamp(value: string): string {
   if (Number.isNaN(time)) throw new InvalidArgumentError('Not a date-time (e.g. 2025-11-21T14:00:00Z).');
   return new Date(time).toISOString();
 }
+
+/** The date range and page of a list command. */
+export interface PageOptions {
+  createdAfter?: string;
+  createdBefore?: string;
+  page?: number;
+  limit?: number;
+}
+
+/** Adds a list command's date-range and page options; `what` names its items in the help. */
+export function pageFlags(command: Command, what: string): Command {
+  return command
+    .option('--created-after <date-time>', `only ${what} stored after this time`, timestamp)
+    .option('--created-before <date-time>', `only ${what} stored before this time`, timestamp)
+    .option('--page <n>', 'page number (default 1)', positiveInteger)
+    .option('--limit <n>', `${what} per page, 1 to 100 (default 50)`, positiveInteger);
+}
+
+/** The date range and page under the API's names, leaving out what was not given. */
+export function pageQuery(options: PageOptions): { created_after?: string; created_before?: string; page?: number; limit?: number } {
+  return {
+    ...(options.createdAfter !== undefined && { created_after: options.createdAfter }),
+    ...(options.createdBefore !== undefined && { created_before: options.createdBefore }),
+    ...(options.page !== undefined && { page: options.page }),
+    ...(options.limit !== undefined && { limit: options.limit }),
+  };
+}

@@ -1,7 +1,7 @@
 // dispatch inbound list|tail (customer API, through the SDK): the messages handsets sent to the account's numbers.
 import { Command } from 'commander';
 import type { InboundMessage, Page } from '../../sdk/index.ts';
-import { customerOptions, positiveInteger, run, timestamp } from '../context.ts';
+import { customerOptions, pageFlags, pageQuery, type PageOptions, positiveInteger, run, timestamp } from '../context.ts';
 import { follow } from '../follow.ts';
 import { InboundTail } from '../inbound-tail.ts';
 import { EXIT, table } from '../output.ts';
@@ -18,37 +18,29 @@ const showPage = (page: Page<InboundMessage>) => {
   return `${table(['ID', 'From', 'To', 'Body', 'Keyword', 'Received'], rows)}\nPage ${number} of ${pages} (${total} inbound message${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
 };
 
-interface ListOptions {
+interface ListOptions extends PageOptions {
   from?: string;
   to?: string;
-  createdAfter?: string;
-  createdBefore?: string;
-  page?: number;
-  limit?: number;
 }
 
 export function inboundCommand(): Command {
   const inbound = new Command('inbound').description('Read the messages handsets send to your numbers (replies, STOP...)');
 
   customerOptions(
-    inbound
-      .command('list')
-      .description('List inbound messages, newest first (--json prints {data, pagination})')
-      .option('--from <number>', 'only messages from this handset (E.164)')
-      .option('--to <number>', 'only messages to this number of yours (E.164, or a short code)')
-      .option('--created-after <date-time>', 'only messages stored after this time', timestamp)
-      .option('--created-before <date-time>', 'only messages stored before this time', timestamp)
-      .option('--page <n>', 'page number (default 1)', positiveInteger)
-      .option('--limit <n>', 'messages per page, 1 to 100 (default 50)', positiveInteger),
+    pageFlags(
+      inbound
+        .command('list')
+        .description('List inbound messages, newest first (--json prints {data, pagination})')
+        .option('--from <number>', 'only messages from this handset (E.164)')
+        .option('--to <number>', 'only messages to this number of yours (E.164, or a short code)'),
+      'messages',
+    ),
   ).action((options: ListOptions, command: Command) =>
     run(command, async ({ sdk, out }) => {
       const page = await (await sdk()).inboundMessages.list({
         ...(options.from !== undefined && { from: options.from }),
         ...(options.to !== undefined && { to: options.to }),
-        ...(options.createdAfter !== undefined && { created_after: options.createdAfter }),
-        ...(options.createdBefore !== undefined && { created_before: options.createdBefore }),
-        ...(options.page !== undefined && { page: options.page }),
-        ...(options.limit !== undefined && { limit: options.limit }),
+        ...pageQuery(options),
       });
       out.result(page, () => showPage(page));
     }),

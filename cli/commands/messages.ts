@@ -1,7 +1,7 @@
 // dispatch send, dispatch messages get|list (customer API, through the SDK).
 import { Command, Option } from 'commander';
 import type { Message, Page } from '../../sdk/index.ts';
-import { customerOptions, positiveInteger, run, timestamp } from '../context.ts';
+import { customerOptions, pageFlags, pageQuery, type PageOptions, positiveInteger, run, timestamp } from '../context.ts';
 import { fields, money, table } from '../output.ts';
 
 const STATUSES = ['pending', 'sent', 'delivered', 'failed', 'undelivered'] as const;
@@ -73,13 +73,9 @@ export function sendCommand(): Command {
   );
 }
 
-interface ListOptions {
+interface ListOptions extends PageOptions {
   status?: Message['status'];
   to?: string;
-  createdAfter?: string;
-  createdBefore?: string;
-  page?: number;
-  limit?: number;
 }
 
 export function messagesCommand(): Command {
@@ -94,24 +90,20 @@ export function messagesCommand(): Command {
   );
 
   customerOptions(
-    messages
-      .command('list')
-      .description('List messages, newest first (--json prints {data, pagination})')
-      .addOption(new Option('--status <status>', 'only messages in this status').choices(STATUSES))
-      .option('--to <number>', 'only messages to this number')
-      .option('--created-after <date-time>', 'only messages created after this time', timestamp)
-      .option('--created-before <date-time>', 'only messages created before this time', timestamp)
-      .option('--page <n>', 'page number (default 1)', positiveInteger)
-      .option('--limit <n>', 'messages per page, 1 to 100 (default 50)', positiveInteger),
+    pageFlags(
+      messages
+        .command('list')
+        .description('List messages, newest first (--json prints {data, pagination})')
+        .addOption(new Option('--status <status>', 'only messages in this status').choices(STATUSES))
+        .option('--to <number>', 'only messages to this number'),
+      'messages',
+    ),
   ).action((options: ListOptions, command: Command) =>
     run(command, async ({ sdk, out }) => {
       const page = await (await sdk()).messages.list({
         ...(options.status !== undefined && { status: options.status }),
         ...(options.to !== undefined && { to: options.to }),
-        ...(options.createdAfter !== undefined && { created_after: options.createdAfter }),
-        ...(options.createdBefore !== undefined && { created_before: options.createdBefore }),
-        ...(options.page !== undefined && { page: options.page }),
-        ...(options.limit !== undefined && { limit: options.limit }),
+        ...pageQuery(options),
       });
       out.result(page, () => showPage(page));
     }),

@@ -29,6 +29,7 @@ interface PageElement {
 declare const window: { readonly scrollY: number; scrollTo(x: number, y: number): void };
 declare const document: {
   readonly documentElement: { readonly scrollHeight: number };
+  readonly body: { readonly textContent: string | null };
   getElementById(id: string): object | null;
   querySelectorAll(selector: string): ArrayLike<PageElement>;
 };

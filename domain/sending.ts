@@ -67,6 +67,10 @@ function recipientProblem(to: string, blocked: Set<string>, optedOut: Set<string
   return null;
 }
 
+/** A single send's recipient problem as its 400: naming `route_id` when the route it named covers nothing, else `to`. */
+const singleSendRefusal = (problem: FailedItemError, request: { route_id?: number | null }) =>
+  invalidRequest(problem.code === 'route_invalid' && request.route_id != null ? 'route_id' : 'to', problem.message, problem.code);
+
 function newMessage(sender: SendingCaller, request: Common, to: string, plan: SegmentPlan, cost: string, id = newId('msg')) {
   return {
     id,
@@ -97,7 +101,7 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
   const routes = routesFor(await activeAccountRoutes(trx, sender.account.id), request.to, request.route_id);
   const optedOut = options.optOutConfirmation ? new Set<string>() : await lockAndFindOptOuts(trx, sender.account.id, [request.to]);
   const problem = recipientProblem(request.to, await blockedAmong(trx, sender.account.id, [request.to]), optedOut, routes);
-  if (problem) throw invalidRequest(problem.code === 'route_invalid' && request.route_id != null ? 'route_id' : 'to', problem.message, problem.code);
+  if (problem) throw singleSendRefusal(problem, request);
   if (sender.apiKey) await checkSendLimits(trx, sender.apiKey, 1);
 
   const cost = multiply(routes[0].price_per_segment, plan.segments);
@@ -156,7 +160,7 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
         if (!approved.has(request.from)) throw invalidRequest('from', `'${request.from}' is not an approved sender of this account.`, 'sender_not_approved');
         const routes = routesFor(accountRoutes, request.to, request.route_id);
         const problem = recipientProblem(request.to, blocked, optedOut, routes);
-        if (problem) throw invalidRequest(problem.code === 'route_invalid' && request.route_id != null ? 'route_id' : 'to', problem.message, problem.code);
+        if (problem) throw singleSendRefusal(problem, request);
         accepted.push({ index, send, plan, route: routes[0], cost: multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') });
       } catch (error) {
         outcomes[index] = refusalOf(error);

@@ -5,7 +5,7 @@ import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { handlers } from '../handlers/index.ts';
 import type { AdminCaller, CustomerCaller, Services } from '../handlers/types.ts';
-import { authenticateAdmin, authenticateCustomer, forgetChangedKeys, type AuthDependencies } from './auth.ts';
+import { authenticateAdmin, authenticateCustomer, authenticateMetrics, forgetChangedKeys, type AuthDependencies } from './auth.ts';
 import { errorBody, successBody } from './envelope.ts';
 import { docsRouter } from './docs.ts';
 import { fromValidationErrors, toApiError } from './error-response.ts';
@@ -27,6 +27,10 @@ export interface ApiDependencies {
   logger: Logger;
   readiness: () => Promise<boolean>;
   metrics: Metrics;
+  /** METRICS_TOKEN: when set, GET /metrics requires it as a bearer token. */
+  metricsToken: string | undefined;
+  /** PUBLIC_URL, or the address the server listens on: known once it listens. */
+  publicOrigin: () => string;
 }
 
 interface HandlerResult {
@@ -135,6 +139,8 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
           path: redactPath(req.path),
           operation_id: res.locals.operationId,
           status: res.statusCode,
+          account_id: res.locals.accountId,
+          api_key_id: res.locals.apiKeyId,
           duration_ms: seconds * 1000,
         },
         'request',
@@ -151,8 +157,9 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
   });
 
-  app.get('/metrics', async (_req, res, next) => {
+  app.get('/metrics', async (req, res, next) => {
     try {
+      authenticateMetrics(deps.metricsToken, req);
       const text = await deps.metrics.render();
       res.type(deps.metrics.registry.contentType).send(text);
     } catch (error) {
@@ -161,7 +168,7 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
   });
 
   app.use(deps.callbacks);
-  app.use(docsRouter());
+  app.use(docsRouter(deps.publicOrigin));
 
   app.use('/api/v1', (req: Request, _res: Response, next: NextFunction) => {
     if (hasBody(req) && !req.is('application/json')) {

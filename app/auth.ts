@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { allowlistOf } from '../domain/api-keys.ts';
 import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../domain/api-key-secret.ts';
-import { forbidden, tooManyRequests, unauthorized } from '../domain/errors.ts';
+import { ApiError, forbidden, tooManyRequests, unauthorized } from '../domain/errors.ts';
 import type { AdminCaller, CustomerCaller } from '../handlers/types.ts';
 import { clientIp } from './client-ip.ts';
 import type { KeyCache } from './key-cache.ts';
@@ -42,6 +42,9 @@ export async function authenticateCustomer(
   const found = await deps.keys.find(hash);
   if (!found || !hashesEqual(found.key.key_hash, hash) || found.key.revoked_at !== null) throw unauthorized('Invalid API key provided.');
   const { key, account } = found;
+  // Known from here on, so that the request's log line names who was refused as well as who was served.
+  res.locals.accountId = account.id;
+  res.locals.apiKeyId = key.id;
   if (key.expires_at !== null && key.expires_at <= new Date()) throw unauthorized('This API key has expired.');
   if (account.status !== 'active') throw forbidden(`This account is ${account.status}.`, 'forbidden', { reason: 'account_inactive' });
   if (key.allowed_ips !== null) {
@@ -73,6 +76,15 @@ export function forgetChangedKeys(deps: AuthDependencies, caller: CustomerCaller
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** GET /metrics: open without METRICS_TOKEN, else only to `Authorization: Bearer <METRICS_TOKEN>`. */
+export function authenticateMetrics(metricsToken: string | undefined, req: Request): void {
+  if (metricsToken === undefined) return;
+  const token = bearerToken(req);
+  if (!token || !hashesEqual(digest(token), digest(metricsToken))) {
+    throw new ApiError(401, 'authentication_error', 'unauthorized', 'GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`.', { headers: { 'WWW-Authenticate': 'Bearer' } });
+  }
+}
 
 /** The operator: bearer ADMIN_TOKEN, compared in constant time. Without a token the admin API is off. */
 export function authenticateAdmin(deps: AuthDependencies, req: Request): AdminCaller {

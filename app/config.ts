@@ -13,6 +13,12 @@ export interface Config {
   webhookAllowPrivateUrls: boolean;
   trustProxy: boolean;
   logLevel: string;
+  /** `json` (one JSON object a line on stdout, for collectors) or `pretty` (for a person at a terminal). */
+  logFormat: 'json' | 'pretty';
+  /** How long start-up keeps trying to reach DATABASE_URL before it gives up. */
+  databaseConnectTimeoutSeconds: number;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   /** How long parts of a concatenated inbound SMS wait for their siblings before what came is stored, marked incomplete. */
   inboundPartTimeoutSeconds: number;
 }
@@ -69,6 +75,10 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = env.DATABASE_URL ? url('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']) : undefined;
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
+  const logFormat = env.LOG_FORMAT || 'json';
+  if (logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError(`LOG_FORMAT must be 'json' or 'pretty', got '${logFormat}'`);
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
   return {
@@ -84,6 +94,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', databaseUrl === undefined),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     logLevel,
+    logFormat,
+    databaseConnectTimeoutSeconds: integer(env, 'DATABASE_CONNECT_TIMEOUT_SECONDS', 60, 0, 3600),
+    metricsToken,
     inboundPartTimeoutSeconds: integer(env, 'INBOUND_PART_TIMEOUT_SECONDS', 300, 1, 86_400),
   };
 }

@@ -8,7 +8,15 @@ import express, { type NextFunction, type Request, type Response } from 'express
  * The public API reference, built by `npm run docs` (scripts/build-docs.ts) and committed:
  * `GET /docs` is the Redoc page, `GET /openapi.yaml` the public OpenAPI document (openapi.yaml
  * without its `x-internal` admin operations).
+ *
+ * Both are built on DOCUMENTED_ORIGIN, the base URL of openapi.yaml, and served with the
+ * installation's public origin (PUBLIC_URL, or the address Dispatch listens on) in its place: the
+ * servers entry, the links and the code samples then point where this Dispatch answers, and a
+ * client generated from the served document calls it.
  */
+
+/** The origin openapi.yaml documents, which the built files carry. */
+export const DOCUMENTED_ORIGIN = 'http://127.0.0.1:3000';
 
 interface Asset {
   body: Buffer;
@@ -32,17 +40,17 @@ const CACHE_CONTROL = 'public, no-cache';
 
 const compress = promisify(gzip);
 
-async function load(file: AssetFile): Promise<Asset> {
-  const body = await readFile(file.url);
+async function load(file: AssetFile, origin: string): Promise<Asset> {
+  const body = Buffer.from((await readFile(file.url, 'utf8')).replaceAll(DOCUMENTED_ORIGIN, origin));
   const hash = createHash('sha256').update(body).digest('base64url').slice(0, 27);
   // Weak: one validator for the identity and the gzip representation of the same content.
   return { body, gzipped: await compress(body, { level: 9 }), etag: `W/"${hash}"` };
 }
 
-function serve(file: AssetFile): express.RequestHandler {
+function serve(file: AssetFile, origin: () => string): express.RequestHandler {
   let asset: Promise<Asset> | undefined;
   return (req: Request, res: Response, next: NextFunction) => {
-    asset ??= load(file);
+    asset ??= load(file, origin());
     asset.then(
       ({ body, gzipped, etag }) => {
         res.setHeader('Cache-Control', CACHE_CONTROL);
@@ -68,10 +76,13 @@ function serve(file: AssetFile): express.RequestHandler {
   };
 }
 
-/** `GET /docs` and `GET /openapi.yaml` (HEAD too); mount at the root of the app. */
-export function docsRouter(): express.Router {
+/**
+ * `GET /docs` and `GET /openapi.yaml` (HEAD too); mount at the root of the app. `origin` is read
+ * at the first request, when the server listens and its address is known (PORT may be 0).
+ */
+export function docsRouter(origin: () => string): express.Router {
   const router = express.Router();
-  router.get('/docs', serve(HTML));
-  router.get('/openapi.yaml', serve(YAML));
+  router.get('/docs', serve(HTML, origin));
+  router.get('/openapi.yaml', serve(YAML, origin));
   return router;
 }

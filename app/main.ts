@@ -3,6 +3,7 @@ import { loadConfig, ConfigError, type Config } from './config.ts';
 import { readCredentials, writeCredentials } from './credentials.ts';
 import { isEmpty, seedDemoTenant } from './demo-seed.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.ts';
+import { waitForDatabase } from './database-wait.ts';
 import { createLogger } from './logger.ts';
 import { startDispatch } from './server.ts';
 
@@ -21,7 +22,7 @@ function readConfig(): Config {
 /** `npm start`: an embedded PostgreSQL and a demo tenant when DATABASE_URL is unset, else the given server. */
 export async function main(): Promise<void> {
   let config = readConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (databaseUrl === undefined) {
@@ -30,13 +31,16 @@ export async function main(): Promise<void> {
     databaseUrl = embedded.socketUrl;
     const saved = await readCredentials(config.dataDir);
     config = { ...config, adminToken: config.adminToken ?? saved?.admin_token ?? `adm_${randomBase62(40)}` };
+  } else if (!(await waitForDatabase(databaseUrl, config.databaseConnectTimeoutSeconds, logger))) {
+    process.exit(1);
   }
   const dispatch = await startDispatch(config, databaseUrl, logger);
 
   if (embedded && (await isEmpty(dispatch.db))) {
     const { apiKey } = await seedDemoTenant(dispatch.db);
     const file = await writeCredentials(config.dataDir, { base_url: dispatch.baseUrl, api_key: apiKey, admin_token: config.adminToken as string });
-    process.stdout.write(
+    // What a person reads once goes to stderr: stdout carries only log records, for collectors.
+    process.stderr.write(
       [
         '',
         'Dispatch is ready with a demo account (10.00 USD, sender "Dispatch", a simulator route).',
@@ -51,9 +55,9 @@ export async function main(): Promise<void> {
     );
   } else if (embedded) {
     await writeCredentials(config.dataDir, { ...(await readCredentials(config.dataDir)), base_url: dispatch.baseUrl, admin_token: config.adminToken as string });
-    process.stdout.write(`Dispatch listening on ${dispatch.baseUrl} (credentials in ${config.dataDir}/credentials.json)\n`);
+    process.stderr.write(`Dispatch listening on ${dispatch.baseUrl} (credentials in ${config.dataDir}/credentials.json)\n`);
   } else {
-    process.stdout.write(`Dispatch listening on ${dispatch.baseUrl}\n`);
+    process.stderr.write(`Dispatch listening on ${dispatch.baseUrl}\n`);
   }
   logger.info({ base_url: dispatch.baseUrl, embedded: embedded !== undefined }, 'listening');
 

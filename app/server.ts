@@ -5,9 +5,11 @@ import { connect } from '../db/connection.ts';
 import { migrateLatest, migrationsCurrent } from '../db/migrate.ts';
 import { jobQueueOf, startQueues } from '../db/queues.ts';
 import { receiveInboundDelivery } from '../domain/inbound-parts.ts';
-import { recordDeliveryReport } from '../domain/message-outcomes.ts';
+import { DeliveryReportRecorder } from '../domain/delivery-report-recorder.ts';
 import { SendGroupCommit } from '../domain/send-group-commit.ts';
 import { startWebhookWorker } from '../jobs/deliver-webhook.ts';
+import { attemptReason } from '../jobs/webhook-post.ts';
+import type { DeliveryReport } from '../providers/types.ts';
 import { startJobDispatchers } from '../jobs/job-dispatcher.ts';
 import { startDailyPurge } from '../jobs/purge.ts';
 import { startReconciler } from '../jobs/reconcile.ts';
@@ -53,6 +55,9 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   // An attempt job that outlives its timeout by this much belongs to a process that died: it is retried.
   const jobs = jobQueueOf(boss, { deliverWebhook: { expireInSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 5 } });
   const metrics = new Metrics(db);
+  // A report is stored before it is counted; a figure that cannot be read must not fail it.
+  const countReport = (routeId: number, report: DeliveryReport) =>
+    void metrics.deliveryReport(routeId, report).catch((error: unknown) => logger.warn({ err: error, route_id: routeId }, 'could not count a delivery report'));
   const keyUsage = new KeyUsageRecorder(db, KEY_USAGE_FLUSH_MS, (error) => logger.error({ err: error }, 'could not record key use'));
   keyUsage.start();
   const keyCache = await startKeyCache(db, databaseUrl, logger);
@@ -66,7 +71,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   /** The public base of callback URLs: known once the server listens (PORT may be 0). */
   let origin = '';
   const app = await createApp({
-    callbacks: [deliveryReportCallback(db, jobs), inboundCallback(db, jobs, logger)],
+    callbacks: [deliveryReportCallback(db, jobs, countReport), inboundCallback(db, jobs, logger)],
     services: {
       db,
       jobs,
@@ -80,10 +85,12 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     auth,
     logger,
     metrics,
+    metricsToken: config.metricsToken,
     readiness: async () => {
       await db.raw('SELECT 1');
       return migrationsCurrent(db);
     },
+    publicOrigin: () => origin,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
@@ -97,10 +104,14 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   // The workers start only now, when the application is complete: a send job that ran earlier
   // would build its route's provider without the public URL, and would compete with start-up
   // work that blocks the event loop.
+  const upstreamReports = new DeliveryReportRecorder(workDb, jobs);
   const providers = new ProviderPool(
     origin,
     {
-      onReport: (routeId, report) => recordDeliveryReport(workDb, jobs, routeId, report),
+      onReport: async (routeId, report) => {
+        await upstreamReports.record(routeId, report);
+        countReport(routeId, report);
+      },
       onInbound: (routeId, message) => receiveInboundDelivery(workDb, jobs, routeId, message, logger),
     },
     logger.child({ component: 'provider' }),
@@ -115,9 +126,11 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     providers,
     onError: (error, messageId) => logger.error({ err: error, message_id: messageId }, 'send failed unexpectedly; the job will be retried'),
     onFailed: (messageId, error) => logger.warn({ message_id: messageId, code: error.code, reason: error.message }, 'message failed and was refunded'),
-    onSubmit: (routeId, outcome, durationMs) => {
-      metrics.upstreamDuration.observe({ route: String(routeId), outcome: outcome.status }, durationMs / 1000);
-      if (outcome.status !== 'accepted') metrics.upstreamErrors.inc({ route: String(routeId), code: outcome.code });
+    onSubmit: (route, messageId, outcome, durationMs) => {
+      metrics.submission(route, outcome, durationMs);
+      if (outcome.status !== 'accepted') {
+        logger.warn({ route_id: route.id, route: route.name, message_id: messageId, outcome: outcome.status, code: outcome.code, reason: outcome.message }, 'upstream submission failed');
+      }
     },
   });
   startWebhookWorker(dispatchers, {
@@ -130,7 +143,16 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       allowPrivate: config.webhookAllowPrivateUrls,
     },
     onError: (error, deliveryId) => logger.error({ err: error, delivery_id: deliveryId }, 'webhook attempt failed unexpectedly; the job will be retried'),
-    onAttempt: (ok) => metrics.webhookAttempts.inc({ result: ok ? 'succeeded' : 'failed' }),
+    onAttempt: ({ endpointId, eventId, deliveryId, attempt, final, result }) => {
+      const reason = attemptReason(result);
+      metrics.webhookAttempt(reason);
+      if (!result.ok) {
+        logger.warn(
+          { endpoint_id: endpointId, event_id: eventId, delivery_id: deliveryId, attempt, outcome: final ? 'abandoned' : 'will_retry', reason, status_code: result.statusCode, error: result.error },
+          'webhook attempt failed',
+        );
+      }
+    },
   });
   await startDailyPurge(boss, workDb);
   await startReconciler(boss, {

@@ -15,6 +15,10 @@ export const EXIT = {
   unavailable: 3,
   /** `bulk` or `opt-outs add` finished, but some recipients or numbers failed. */
   partial: 4,
+  /** `send --wait`: the message ended `failed` or `undelivered`. */
+  notDelivered: 5,
+  /** `send --wait`: --timeout ran out before the message reached a final state. */
+  timedOut: 6,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -24,7 +28,9 @@ export const EXIT_CODES_HELP = `Exit codes:
   1  Dispatch refused the request (4xx: invalid input, not found, no balance...)
   2  usage error: bad flags or arguments, missing settings, unreadable file
   3  Dispatch unreachable or failing (network error, 5xx)
-  4  bulk finished but some recipients failed (opt-outs add: some numbers)`;
+  4  bulk finished but some recipients failed (opt-outs add: some numbers)
+  5  send --wait: the message ended failed or undelivered
+  6  send --wait: no final state (delivered, undelivered, failed) within --timeout`;
 
 /** A mistake in how the CLI was called, found after parsing (exit 2). */
 export class UsageError extends Error {

@@ -2,17 +2,21 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { accountsCommand } from './commands/accounts.ts';
+import { auditCommand } from './commands/audit.ts';
 import { blocklistCommand } from './commands/blocklist.ts';
 import { bulkCommand } from './commands/bulk.ts';
 import { eventsCommand } from './commands/events.ts';
 import { inboundCommand } from './commands/inbound.ts';
 import { keysCommand } from './commands/keys.ts';
+import { messageStoryCommand } from './commands/message-story.ts';
 import { messagesCommand, sendCommand } from './commands/messages.ts';
+import { balanceCommand, statsCommand, transactionsCommand, usageCommand } from './commands/money.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { optOutsCommand } from './commands/opt-outs.ts';
 import { routesCommand } from './commands/routes.ts';
 import { sendersCommand } from './commands/senders.ts';
 import { serveCommand } from './commands/serve.ts';
+import { webhooksCommand } from './commands/webhooks.ts';
 import { EXIT, EXIT_CODES_HELP } from './output.ts';
 import { SETTINGS_HELP } from './settings.ts';
 
@@ -49,9 +53,10 @@ export function buildProgram(): Command {
   program.commandsGroup('Run Dispatch:');
   program.addCommand(serveCommand()).addCommand(migrateCommand());
   program.commandsGroup('Send (API key):');
-  program.addCommand(sendCommand()).addCommand(bulkCommand()).addCommand(messagesCommand()).addCommand(eventsCommand()).addCommand(inboundCommand()).addCommand(optOutsCommand());
+  program.addCommand(sendCommand()).addCommand(bulkCommand()).addCommand(messagesCommand().addCommand(messageStoryCommand())).addCommand(eventsCommand()).addCommand(inboundCommand()).addCommand(optOutsCommand()).addCommand(webhooksCommand());
+  program.addCommand(balanceCommand()).addCommand(transactionsCommand()).addCommand(usageCommand()).addCommand(statsCommand());
   program.commandsGroup('Operate (admin token):');
-  program.addCommand(accountsCommand()).addCommand(keysCommand()).addCommand(routesCommand()).addCommand(sendersCommand()).addCommand(blocklistCommand());
+  program.addCommand(accountsCommand()).addCommand(keysCommand()).addCommand(routesCommand()).addCommand(sendersCommand()).addCommand(blocklistCommand()).addCommand(auditCommand());
 
   configure(program);
   return program;

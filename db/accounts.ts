@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { pooledBatcher, runPrepared } from './batching.ts';
+import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
 export interface AccountRow {
   id: string;
@@ -11,6 +12,8 @@ export interface AccountRow {
   kyc_verified: boolean;
   balance: string;
   currency: string;
+  /** The balance under which the account is warned (balance.low); null: never. */
+  low_balance_threshold: string | null;
   created_at: Date;
 }
 
@@ -28,7 +31,7 @@ export async function insertAccount(db: Knex, account: NewAccount): Promise<Acco
 }
 
 const FIND_ACCOUNTS = `
-  SELECT id, email, name, company_name, country, status, kyc_verified, balance, currency, created_at
+  SELECT id, email, name, company_name, country, status, kyc_verified, balance, currency, low_balance_threshold, created_at
   FROM accounts WHERE id = ANY ($1::text[])`;
 
 // Read for nearly every request (GET /account, /balance): concurrent reads share a statement.
@@ -44,6 +47,44 @@ export async function findAccount(db: Knex, id: string): Promise<AccountRow | un
   return accountLookups(db).submit(id);
 }
 
-export async function setAccountStatus(db: Knex, id: string, status: AccountRow['status']): Promise<void> {
-  await db('accounts').where({ id }).update({ status });
+/** The account, its row locked until the transaction ends, so that what is read stays true while it is changed. */
+/** Which of these accounts are active. */
+export async function activeAmong(db: Knex, ids: string[]): Promise<Set<string>> {
+  const rows = await db<AccountRow>('accounts').whereIn('id', ids).where('status', 'active').select('id');
+  return new Set(rows.map((row) => row.id));
+}
+
+export async function lockAccount(trx: Knex.Transaction, id: string): Promise<AccountRow | undefined> {
+  return trx<AccountRow>('accounts').where({ id }).forUpdate().first();
+}
+
+export interface AccountFilter {
+  /** A case-insensitive part of the email or the name. */
+  q?: string;
+  email?: string;
+  status?: AccountRow['status'];
+}
+
+/** `%`, `_` and `\` match themselves in the search text, not as LIKE patterns. */
+const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+export async function listAccounts(db: Knex, filter: AccountFilter, page: PageRequest): Promise<Page<AccountRow>> {
+  const query = db<AccountRow>('accounts');
+  if (filter.q !== undefined) {
+    const pattern = `%${likeLiteral(filter.q)}%`;
+    query.where((where) => where.whereILike('email', pattern).orWhereILike('name', pattern));
+  }
+  if (filter.email !== undefined) query.whereRaw('lower(email) = lower(?)', [filter.email]);
+  if (filter.status !== undefined) query.where({ status: filter.status });
+  return fetchPage<AccountRow>(db, query, page);
+}
+
+export async function setAccountStatus(db: Knex, id: string, status: AccountRow['status']): Promise<AccountRow | undefined> {
+  const [row] = await db<AccountRow>('accounts').where({ id }).update({ status }).returning('*');
+  return row;
+}
+
+export async function setLowBalanceThreshold(db: Knex, id: string, threshold: string | null): Promise<AccountRow | undefined> {
+  const [row] = await db<AccountRow>('accounts').where({ id }).update({ low_balance_threshold: threshold }).returning('*');
+  return row;
 }

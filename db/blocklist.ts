@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
 export interface BlocklistRow {
   id: string;
@@ -13,13 +14,13 @@ export async function insertBlocklistEntry(db: Knex, entry: Omit<BlocklistRow, '
   return row;
 }
 
-/** Deletes the entry for this number and scope (null = the global entry); answers its id. */
-export async function deleteBlocklistEntry(db: Knex, number: string, accountId: string | null): Promise<string | undefined> {
+/** Deletes the entry for this number and scope (null = the global entry); answers it. */
+export async function deleteBlocklistEntry(db: Knex, number: string, accountId: string | null): Promise<BlocklistRow | undefined> {
   const query = db<BlocklistRow>('blocklist_entries').where({ number });
   if (accountId === null) query.whereNull('account_id');
   else query.andWhere({ account_id: accountId });
-  const [row] = await query.delete().returning('id');
-  return row?.id;
+  const [row] = await query.delete().returning('*');
+  return row;
 }
 
 /** Which of these numbers are blocked for the account, globally or for it alone: one query for any count. */
@@ -30,4 +31,11 @@ export async function blockedAmong(db: Knex, accountId: string, numbers: string[
     .andWhere((where) => where.whereNull('account_id').orWhere('account_id', accountId))
     .distinct('number');
   return new Set(rows.map((row) => row.number));
+}
+
+/** A page of the blocklist (every account's entries and the global ones), newest first. */
+export async function listBlocklist(db: Knex, filter: { number?: string }, page: PageRequest): Promise<Page<BlocklistRow>> {
+  const query = db<BlocklistRow>('blocklist_entries');
+  if (filter.number !== undefined) query.where({ number: filter.number });
+  return fetchPage<BlocklistRow>(db, query, page);
 }

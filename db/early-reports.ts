@@ -6,18 +6,43 @@ import type { Knex } from 'knex';
  * message can then be kept safely until the submit response claims it.
  */
 export async function lockProviderMessage(trx: Knex, routeId: number, providerMessageId: string): Promise<void> {
-  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`${routeId}:${providerMessageId}`]);
+  await lockProviderMessages(trx, [{ routeId, providerMessageId }]);
+}
+
+/** lockProviderMessage for several upstream messages, in one order every batch keeps, so that two batches never wait on each other in a cycle. */
+export async function lockProviderMessages(trx: Knex, messages: { routeId: number; providerMessageId: string }[]): Promise<void> {
+  const keys = [...new Set(messages.map(({ routeId, providerMessageId }) => `${routeId}:${providerMessageId}`))].sort();
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM (SELECT k FROM unnest(?::text[]) AS k ORDER BY k) AS keys', [keys]);
 }
 
 export async function keepEarlyReport(trx: Knex, routeId: number, providerMessageId: string, report: object): Promise<void> {
-  await trx('early_reports').insert({ route_id: routeId, provider_message_id: providerMessageId, report: JSON.stringify(report) });
+  await keepEarlyReports(trx, [{ routeId, providerMessageId, report }]);
+}
+
+export async function keepEarlyReports(trx: Knex, reports: { routeId: number; providerMessageId: string; report: object }[]): Promise<void> {
+  if (reports.length === 0) return;
+  await trx('early_reports').insert(reports.map(({ routeId, providerMessageId, report }) => ({ route_id: routeId, provider_message_id: providerMessageId, report: JSON.stringify(report) })));
 }
 
 /** Removes and answers the reports kept for this upstream message, oldest first. */
 export async function takeEarlyReports(trx: Knex, routeId: number, providerMessageId: string): Promise<Record<string, unknown>[]> {
-  const rows = await trx('early_reports').where({ route_id: routeId, provider_message_id: providerMessageId }).orderBy('id').select('id', 'report');
-  if (rows.length > 0) await trx('early_reports').whereIn('id', rows.map((row: { id: number }) => row.id)).delete();
-  return rows.map((row: { report: Record<string, unknown> }) => row.report);
+  return (await takeEarlyReportsOf(trx, [{ routeId, providerMessageId }])).get(`${routeId}:${providerMessageId}`) ?? [];
+}
+
+/** takeEarlyReports for several upstream messages in one statement: the reports of each, oldest first, keyed `<route id>:<provider message id>`. */
+export async function takeEarlyReportsOf(trx: Knex, messages: { routeId: number; providerMessageId: string }[]): Promise<Map<string, Record<string, unknown>[]>> {
+  const { rows } = await trx.raw(
+    `DELETE FROM early_reports e USING unnest(?::integer[], ?::text[]) AS v (route_id, provider_message_id)
+     WHERE e.route_id = v.route_id AND e.provider_message_id = v.provider_message_id
+     RETURNING e.id, e.route_id, e.provider_message_id, e.report`,
+    [messages.map(({ routeId }) => routeId), messages.map(({ providerMessageId }) => providerMessageId)],
+  );
+  const reports = new Map<string, Record<string, unknown>[]>();
+  for (const row of (rows as { id: string; route_id: number; provider_message_id: string; report: Record<string, unknown> }[]).sort((a, b) => Number(a.id) - Number(b.id))) {
+    const key = `${row.route_id}:${row.provider_message_id}`;
+    reports.set(key, [...(reports.get(key) ?? []), row.report]);
+  }
+  return reports;
 }
 
 /** Deletes kept reports older than `days`: their message never got that upstream id (a provider's mistake). */

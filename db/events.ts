@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
-export type EventType = 'message.sent' | 'message.delivered' | 'message.failed' | 'message.received' | 'recipient.opted_out' | 'recipient.opted_in';
+export type EventType = 'message.sent' | 'message.delivered' | 'message.failed' | 'message.received' | 'recipient.opted_out' | 'recipient.opted_in' | 'webhook.test' | 'balance.low';
 
 export interface EventRow {
   id: string;
@@ -26,13 +26,17 @@ export const EVENT_RETENTION_DAYS = 30;
 /** The types of v1's first release: a list that names no type holds only these, so an older client never reads a type it does not know. */
 export const FIRST_EVENT_TYPES: EventType[] = ['message.sent', 'message.delivered', 'message.failed'];
 
-/** `type` names one type, `*` every type; omitted, the first release's types. */
+/** Events a customer asked for to try an endpoint: listed only by name, never as account activity (`*`). */
+const ASKED_FOR_ONLY: EventType[] = ['webhook.test'];
+
+/** `type` names one type, `*` every type but test events; omitted, the first release's types. */
 export async function listEvents(db: Knex, accountId: string, filter: { type?: EventType | '*' }, page: PageRequest): Promise<Page<EventRow>> {
   const query = db<EventRow>('events')
     .where({ account_id: accountId })
     .andWhere('created_at', '>', db.raw(`now() - interval '${EVENT_RETENTION_DAYS} days'`));
   if (filter.type === undefined) query.whereIn('type', FIRST_EVENT_TYPES);
-  else if (filter.type !== '*') query.andWhere({ type: filter.type });
+  else if (filter.type === '*') query.whereNotIn('type', ASKED_FOR_ONLY);
+  else query.andWhere({ type: filter.type });
   return fetchPage<EventRow>(db, query, page);
 }
 

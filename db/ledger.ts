@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
 export type LedgerKind = 'credit' | 'debit' | 'refund' | 'adjustment';
 
@@ -11,29 +12,54 @@ export interface LedgerChange {
   messageId?: string | null;
 }
 
+/** The balance went from at or above the account's low-balance threshold to below it: the account is to be warned (balance.low). */
+export interface LowBalance {
+  accountId: string;
+  balance: string;
+  threshold: string;
+  currency: string;
+}
+
+export interface BalanceAfter {
+  balance: string;
+  lowBalance: LowBalance | null;
+}
+
+/**
+ * The warning's one check, in the statement that moves the balance (the row is locked there):
+ * a null threshold makes it null, so an account without one pays no extra statement. Checking
+ * the crossing, not the level, warns once per fall: further debits below do not warn again, and
+ * a credit back above re-arms it.
+ */
+const crossedThreshold = (before: string) =>
+  `CASE WHEN balance < low_balance_threshold AND ${before} >= low_balance_threshold THEN low_balance_threshold END AS crossed_threshold`;
+
+const lowBalanceOf = (accountId: string, row: { balance: string; currency: string; crossed_threshold: string | null }): LowBalance | null =>
+  row.crossed_threshold === null ? null : { accountId, balance: row.balance, threshold: row.crossed_threshold, currency: row.currency };
+
 /**
  * Moves a balance and writes its ledger row; must run inside a transaction. The guarded update
  * makes an overdraft impossible under any concurrency: it answers null, and changes nothing,
  * when the new balance would be negative.
  */
-export async function applyBalanceChange(trx: Knex, change: LedgerChange): Promise<string | null> {
+export async function applyBalanceChange(trx: Knex, change: LedgerChange): Promise<BalanceAfter | null> {
   const updated = await trx.raw(
     `UPDATE accounts SET balance = balance + :amount::numeric
      WHERE id = :accountId AND balance + :amount::numeric >= 0
-     RETURNING balance`,
+     RETURNING balance, currency, ${crossedThreshold('balance - :amount::numeric')}`,
     { amount: change.amount, accountId: change.accountId },
   );
-  const balance: string | undefined = updated.rows[0]?.balance;
-  if (balance === undefined) return null;
+  const row = updated.rows[0];
+  if (row === undefined) return null;
   await trx('ledger_entries').insert({
     account_id: change.accountId,
     kind: change.kind,
     amount: change.amount,
-    balance_after: balance,
+    balance_after: row.balance,
     description: change.description ?? null,
     message_id: change.messageId ?? null,
   });
-  return balance;
+  return { balance: row.balance, lowBalance: lowBalanceOf(change.accountId, row) };
 }
 
 /** The sum of an account's ledger: equals its balance (tests and audits check it). */
@@ -62,9 +88,36 @@ export interface LedgerRow {
   message_id: string | null;
 }
 
-/** Sets a locked balance and writes the ledger rows that lead to it, one statement each. */
-export async function writeLedgerRows(trx: Knex, accountId: string, rows: LedgerRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await trx('accounts').where({ id: accountId }).update({ balance: rows[rows.length - 1].balance_after });
+/** Sets a locked balance and writes the ledger rows that lead to it, one statement each; answers the warning the change calls for. */
+export async function writeLedgerRows(trx: Knex, accountId: string, rows: LedgerRow[]): Promise<LowBalance | null> {
+  if (rows.length === 0) return null;
+  const updated = await trx.raw(
+    `UPDATE accounts SET balance = :after::numeric WHERE id = :accountId
+     RETURNING balance, currency, ${crossedThreshold(':firstAfter::numeric - :firstAmount::numeric')}`,
+    { after: rows[rows.length - 1].balance_after, accountId, firstAfter: rows[0].balance_after, firstAmount: rows[0].amount },
+  );
   await trx('ledger_entries').insert(rows);
+  return lowBalanceOf(accountId, updated.rows[0]);
+}
+
+export interface LedgerEntryRow extends LedgerRow {
+  id: number;
+  created_at: Date;
+}
+
+export interface LedgerFilter {
+  kind?: LedgerKind;
+  messageId?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+}
+
+/** A page of an account's ledger, newest first; filters combine with AND, the time bounds exclusive. */
+export async function listLedger(db: Knex, accountId: string, filter: LedgerFilter, page: PageRequest): Promise<Page<LedgerEntryRow>> {
+  const query = db<LedgerEntryRow>('ledger_entries').where({ account_id: accountId });
+  if (filter.kind) query.andWhere({ kind: filter.kind });
+  if (filter.messageId) query.andWhere({ message_id: filter.messageId });
+  if (filter.createdAfter) query.andWhere('created_at', '>', filter.createdAfter);
+  if (filter.createdBefore) query.andWhere('created_at', '<', filter.createdBefore);
+  return fetchPage<LedgerEntryRow>(db, query, page);
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { MessageRow } from './messages.ts';
 
 export type SubmissionOutcome = 'accepted' | 'rejected' | 'retryable' | 'unknown';
 
@@ -16,30 +17,61 @@ export interface SubmissionResult {
 }
 
 /**
- * Records that a message is about to be handed to an upstream, and counts it on the message, in
- * one statement that commits before the network call: a process that dies before settling it
- * leaves a row that says the upstream may have the message.
+ * Records that messages are about to be handed to upstreams, and counts each on its message, in
+ * one statement that commits before the network calls: a process that dies before settling one
+ * leaves a row that says the upstream may have the message. Answers the submission ids in order.
  */
-export async function beginSubmission(db: Knex, messageId: string, routeId: number): Promise<number> {
+export async function beginSubmissions(db: Knex, submissions: { messageId: string; routeId: number }[]): Promise<number[]> {
   const { rows } = await db.raw(
-    `WITH counted AS (UPDATE messages SET attempts = attempts + 1 WHERE id = :messageId)
-     INSERT INTO message_attempts (message_id, route_id, outcome) VALUES (:messageId, :routeId, 'submitting') RETURNING id`,
-    { messageId, routeId },
+    `WITH input AS (SELECT * FROM unnest(?::text[], ?::integer[]) AS i (message_id, route_id)),
+     counted AS (UPDATE messages m SET attempts = attempts + 1 FROM input WHERE m.id = input.message_id)
+     INSERT INTO message_attempts (message_id, route_id, outcome) SELECT message_id, route_id, 'submitting' FROM input RETURNING id, message_id`,
+    [submissions.map(({ messageId }) => messageId), submissions.map(({ routeId }) => routeId)],
   );
-  return rows[0].id;
+  const ids = new Map<string, number>(rows.map((row: { id: string; message_id: string }) => [row.message_id, Number(row.id)]));
+  // A message twice in one statement would be counted once: the caller begins those one by one.
+  if (ids.size !== submissions.length) throw new Error('a message was begun twice in one batch');
+  return submissions.map(({ messageId }) => ids.get(messageId) as number);
 }
 
-/** What came of a submission; only a row still 'submitting' changes, so a result is recorded once. */
-export async function settleSubmission(db: Knex, attemptId: number, result: SubmissionResult): Promise<boolean> {
-  const changed = await db('message_attempts')
-    .where({ id: attemptId, outcome: 'submitting' })
-    .update({
+export async function beginSubmission(db: Knex, messageId: string, routeId: number): Promise<number> {
+  const [id] = await beginSubmissions(db, [{ messageId, routeId }]);
+  return id;
+}
+
+/**
+ * What came of a submission; only a row still 'submitting' changes, so a result is recorded once.
+ * With `pendingError`, a message still pending shows it as its last error, in the same statement.
+ */
+export async function settleSubmission(db: Knex, attemptId: number, result: SubmissionResult, pendingError?: NonNullable<MessageRow['error']>): Promise<boolean> {
+  const { rows } = await db.raw(
+    `WITH settled AS (
+       UPDATE message_attempts SET outcome = :outcome, error_code = :errorCode, error_message = :errorMessage, duration_ms = :durationMs
+       WHERE id = :attemptId AND outcome = 'submitting' RETURNING message_id),
+     shown AS (
+       UPDATE messages SET error = CAST(:pendingError AS jsonb) FROM settled
+       WHERE CAST(:pendingError AS jsonb) IS NOT NULL AND messages.id = settled.message_id AND messages.status = 'pending')
+     SELECT count(*)::int AS count FROM settled`,
+    {
+      attemptId,
       outcome: result.outcome,
-      error_code: result.errorCode ?? null,
-      error_message: result.errorMessage ?? null,
-      duration_ms: result.durationMs === undefined ? null : Math.round(result.durationMs),
-    });
-  return changed > 0;
+      errorCode: result.errorCode ?? null,
+      errorMessage: result.errorMessage ?? null,
+      durationMs: result.durationMs === undefined ? null : Math.round(result.durationMs),
+      pendingError: pendingError ? JSON.stringify(pendingError) : null,
+    },
+  );
+  return rows[0].count > 0;
+}
+
+/** Submissions the upstream accepted, settled in one statement (each only while still 'submitting'). */
+export async function settleAcceptedSubmissions(db: Knex, submissions: { attemptId: number; durationMs: number }[]): Promise<void> {
+  await db.raw(
+    `UPDATE message_attempts a SET outcome = 'accepted', error_code = NULL, error_message = NULL, duration_ms = v.duration_ms
+     FROM unnest(?::bigint[], ?::integer[]) AS v (id, duration_ms)
+     WHERE a.id = v.id AND a.outcome = 'submitting'`,
+    [submissions.map(({ attemptId }) => attemptId), submissions.map(({ durationMs }) => Math.round(durationMs))],
+  );
 }
 
 /** The message's submissions, oldest first. */

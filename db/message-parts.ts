@@ -25,3 +25,13 @@ export async function markPart(db: Knex, part: PartRow, status: PartStatus): Pro
   const rows = await db<PartRow>('message_parts').where({ message_id: part.message_id }).select('status');
   return rows.map((row) => row.status);
 }
+
+/** Whether any of these upstream message ids is one part of a concatenated message. */
+export async function anyPartAmong(db: Knex, upstreamIds: { routeId: number; providerMessageId: string }[]): Promise<boolean> {
+  const { rows } = await db.raw(
+    `SELECT 1 FROM message_parts p JOIN unnest(?::integer[], ?::text[]) AS v (route_id, provider_message_id)
+       ON p.route_id = v.route_id AND p.provider_message_id = v.provider_message_id LIMIT 1`,
+    [upstreamIds.map(({ routeId }) => routeId), upstreamIds.map(({ providerMessageId }) => providerMessageId)],
+  );
+  return rows.length > 0;
+}

@@ -16,6 +16,8 @@ export interface MessageRow {
   segments: number;
   cost: string;
   currency: string;
+  /** The destination country (ISO 3166 code), for the statistics; null for messages older than it. */
+  country: string | null;
   route_id: number | null;
   requested_route_id: number | null;
   provider_message_id: string | null;
@@ -28,7 +30,7 @@ export interface MessageRow {
   failed_at: Date | null;
 }
 
-export type NewMessage = Omit<MessageRow, 'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id'> & { failed_at?: Date };
+export type NewMessage = Omit<MessageRow, 'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id' | 'country'> & { failed_at?: Date; country?: string | null };
 
 /**
  * Each account's message counts by status live in message_counts, written by the same statement
@@ -103,12 +105,22 @@ export interface MessageFilter {
   createdBefore?: string;
 }
 
-function matching(db: Knex, accountId: string, filter: MessageFilter): Knex.QueryBuilder {
-  const query = db<MessageRow>('messages').where({ account_id: accountId });
+/** The operator's filters: any account's messages, by more than the customer may ask. */
+export interface AdminMessageFilter extends MessageFilter {
+  accountId?: string;
+  routeId?: number;
+  errorCode?: string;
+}
+
+function filtered(db: Knex, filter: AdminMessageFilter): Knex.QueryBuilder {
+  const query = db<MessageRow>('messages');
+  if (filter.accountId !== undefined) query.where({ account_id: filter.accountId });
   if (filter.status) query.andWhere({ status: filter.status });
   if (filter.to) query.andWhere({ to: filter.to });
   if (filter.createdAfter) query.andWhere('created_at', '>', filter.createdAfter);
   if (filter.createdBefore) query.andWhere('created_at', '<', filter.createdBefore);
+  if (filter.routeId !== undefined) query.andWhere({ route_id: filter.routeId });
+  if (filter.errorCode !== undefined) query.andWhereRaw("error->>'code' = ?", [filter.errorCode]);
   return query;
 }
 
@@ -122,14 +134,25 @@ const FOLD_AFTER_STRIPES = 64;
  * (a recipient's messages, or the range's). A deep page walks the index for its ids only and
  * reads just its own rows.
  */
-export async function listMessages(db: Knex, accountId: string, filter: MessageFilter, { page, limit }: PageRequest): Promise<Page<MessageRow>> {
-  const ids = matching(db, accountId, filter).select('id').orderBy(NEWEST_FIRST).limit(limit).offset((page - 1) * limit);
+export async function listMessages(db: Knex, accountId: string, filter: MessageFilter, page: PageRequest): Promise<Page<MessageRow>> {
+  return listAllMessages(db, { ...filter, accountId }, page);
+}
+
+/**
+ * A page of the messages of every account (the operator's list), or of one account, as
+ * listMessages describes. Filtered by status alone, the total of every account is the sum of
+ * every account's counts, so that the operator's first page never counts the whole table.
+ */
+export async function listAllMessages(db: Knex, filter: AdminMessageFilter, { page, limit }: PageRequest): Promise<Page<MessageRow>> {
+  const ids = filtered(db, filter).select('id').orderBy(NEWEST_FIRST).limit(limit).offset((page - 1) * limit);
   const rows = db('messages as m').join(ids.as('p'), 'm.id', 'p.id').select('m.*');
-  if (filter.to || filter.createdAfter || filter.createdBefore) return readPage<MessageRow>(db, rows, matching(db, accountId, filter).count({ n: '*' }));
+  const narrowed = filter.to || filter.createdAfter || filter.createdBefore || filter.routeId !== undefined || filter.errorCode !== undefined;
+  if (narrowed) return readPage<MessageRow>(db, rows, filtered(db, filter).count({ n: '*' }));
   const counted = filter.status ? db.raw('sum(??)', [filter.status]) : db.raw(MESSAGE_STATUSES.map((status) => `sum(${status})`).join(' + '));
-  const total = db('message_counts').where({ account_id: accountId }).select(db.raw('coalesce(?, 0)::bigint AS n', [counted]), db.raw('count(*)::int AS stripes'));
+  const total = db('message_counts').select(db.raw('coalesce(?, 0)::bigint AS n', [counted]), db.raw('count(*)::int AS stripes'));
+  if (filter.accountId !== undefined) total.where({ account_id: filter.accountId });
   const { rows: messages, total: n, totalRow } = await readPage<MessageRow>(db, rows, total);
-  if ((totalRow.stripes as number) > FOLD_AFTER_STRIPES) await foldMessageCounts(db, accountId);
+  if (filter.accountId !== undefined && (totalRow.stripes as number) > FOLD_AFTER_STRIPES) await foldMessageCounts(db, filter.accountId);
   return { rows: messages, total: n };
 }
 
@@ -139,8 +162,26 @@ export async function findMessageById(db: Knex, id: string, forUpdate = false): 
   return query.first();
 }
 
+/** Several messages by id, in id order (the order in which a batch locks them). */
+export async function findMessagesByIds(db: Knex, ids: string[], forUpdate = false): Promise<MessageRow[]> {
+  const query = db<MessageRow>('messages').whereIn('id', ids).orderBy('id');
+  if (forUpdate) query.forUpdate();
+  return query;
+}
+
 export async function findMessageByProviderId(db: Knex, routeId: number, providerMessageId: string): Promise<MessageRow | undefined> {
   return db<MessageRow>('messages').where({ route_id: routeId, provider_message_id: providerMessageId }).forUpdate().first();
+}
+
+/** The messages these upstream ids belong to, locked, in id order. */
+export async function findMessagesByProviderIds(db: Knex, upstreamIds: { routeId: number; providerMessageId: string }[]): Promise<MessageRow[]> {
+  const { rows } = await db.raw(
+    `SELECT m.* FROM messages m JOIN unnest(?::integer[], ?::text[]) AS v (route_id, provider_message_id)
+       ON m.route_id = v.route_id AND m.provider_message_id = v.provider_message_id
+     ORDER BY m.id FOR UPDATE OF m`,
+    [upstreamIds.map(({ routeId }) => routeId), upstreamIds.map(({ providerMessageId }) => providerMessageId)],
+  );
+  return rows;
 }
 
 /** The guarded state change: only a message still in `from` moves, and its account's counts with it. */
@@ -154,4 +195,34 @@ export async function moveMessageStatus(db: Knex, id: string, from: MessageStatu
     [update, from],
   );
   return moved.rows[0];
+}
+
+/** Moves pending messages to sent on the routes that took them (the error of an earlier try cleared), in one statement; answers those that were still pending. */
+export async function markMessagesSent(db: Knex, sends: { id: string; route_id: number; provider_message_id: string }[]): Promise<MessageRow[]> {
+  const moved = await db.raw(
+    `WITH moved AS (
+       UPDATE messages m SET status = 'sent', route_id = v.route_id, provider_message_id = v.provider_message_id, sent_at = now(), error = NULL
+       FROM jsonb_to_recordset(?::jsonb) AS v (id text, route_id integer, provider_message_id text)
+       WHERE m.id = v.id AND m.status = 'pending'
+       RETURNING m.*
+     ), counted AS (${countChanges("(SELECT account_id, status, 1 AS delta FROM moved UNION ALL SELECT account_id, 'pending', -1 FROM moved)")})
+     SELECT * FROM moved`,
+    [JSON.stringify(sends)],
+  );
+  return moved.rows;
+}
+
+/** Moves sent messages to the final status a delivery report gives them, in one statement; answers those that were still sent. */
+export async function markMessagesReported(db: Knex, reports: { id: string; status: 'delivered' | 'undelivered'; delivered_at?: Date; failed_at?: Date; error?: MessageRow['error'] }[]): Promise<MessageRow[]> {
+  const moved = await db.raw(
+    `WITH moved AS (
+       UPDATE messages m SET status = v.status, delivered_at = coalesce(v.delivered_at, m.delivered_at), failed_at = coalesce(v.failed_at, m.failed_at), error = coalesce(v.error, m.error)
+       FROM jsonb_to_recordset(?::jsonb) AS v (id text, status text, delivered_at timestamptz, failed_at timestamptz, error jsonb)
+       WHERE m.id = v.id AND m.status = 'sent'
+       RETURNING m.*
+     ), counted AS (${countChanges("(SELECT account_id, status, 1 AS delta FROM moved UNION ALL SELECT account_id, 'sent', -1 FROM moved)")})
+     SELECT * FROM moved`,
+    [JSON.stringify(reports)],
+  );
+  return moved.rows;
 }

@@ -2,21 +2,61 @@ import type { Knex } from 'knex';
 
 /** Figures for the operator's dashboards, across every account. */
 
-export async function recentMessagesByStatusAndRoute(db: Knex, hours: number): Promise<{ status: string; route_id: number | null; count: number }[]> {
-  return db('messages')
-    .where('created_at', '>', db.raw(`now() - make_interval(hours => ?)`, [hours]))
-    .groupBy('status', 'route_id')
-    .select('status', 'route_id', db.raw('count(*)::int AS count'));
+/** Messages created in the last `hours`, by status and route name ('none' before a route took them). */
+export async function recentMessagesByStatusAndRoute(db: Knex, hours: number): Promise<{ status: string; route: string; count: number }[]> {
+  return db('messages as m')
+    .leftJoin('routes as r', 'r.id', 'm.route_id')
+    .where('m.created_at', '>', db.raw(`now() - make_interval(hours => ?)`, [hours]))
+    .groupBy('m.status', 'r.name')
+    .select('m.status', db.raw(`coalesce(r.name, 'none') AS route`), db.raw('count(*)::int AS count'));
 }
 
-export async function ledgerTotalsByKind(db: Knex): Promise<{ kind: string; total: string }[]> {
-  return db('ledger_entries').groupBy('kind').select('kind', db.raw('sum(amount) AS total'));
+/** Ledger sums per kind and currency: amounts in different currencies never add up. */
+export async function ledgerTotalsByKindAndCurrency(db: Knex): Promise<{ kind: string; currency: string; total: string }[]> {
+  return db('ledger_entries as l')
+    .join('accounts as a', 'a.id', 'l.account_id')
+    .groupBy('l.kind', 'a.currency')
+    .select('l.kind', 'a.currency', db.raw('sum(l.amount) AS total'));
 }
 
-/** Jobs waiting or running per queue, and the age in seconds of the oldest of them. */
+/** Every route's id and name: metrics label routes by name, and show the quiet ones at 0. */
+export async function routeNames(db: Knex): Promise<{ id: number; name: string }[]> {
+  return db('routes').orderBy('id').select('id', 'name');
+}
+
+/** Webhook endpoints not deleted, by whether they are active or were disabled. */
+export async function webhookEndpointsByState(db: Knex): Promise<{ state: 'active' | 'disabled'; count: number }[]> {
+  return db('webhook_endpoints')
+    .whereNull('deleted_at')
+    .groupBy('is_active')
+    .select(db.raw(`CASE WHEN is_active THEN 'active' ELSE 'disabled' END AS state`), db.raw('count(*)::int AS count'));
+}
+
+/**
+ * Seconds from sent to delivered of the message a delivery report names (directly or through
+ * one of its parts), once the message is delivered; undefined before then.
+ */
+export async function sentToDeliveredSeconds(db: Knex, routeId: number, providerMessageId: string): Promise<number | undefined> {
+  const { rows } = await db.raw(
+    `SELECT extract(epoch FROM m.delivered_at - m.sent_at)::float AS seconds FROM messages m
+     WHERE m.status = 'delivered' AND m.sent_at IS NOT NULL AND m.id IN (
+       SELECT id FROM messages WHERE route_id = :routeId AND provider_message_id = :providerMessageId
+       UNION ALL SELECT message_id FROM message_parts WHERE route_id = :routeId AND provider_message_id = :providerMessageId)`,
+    { routeId, providerMessageId },
+  );
+  return rows[0]?.seconds;
+}
+
+/**
+ * Jobs waiting or running per queue, and in seconds how long the oldest of them has waited since
+ * it became due (created, retry) or run since it started (active). A job scheduled for later
+ * (a webhook retry hours away) is counted but is not late: its wait starts when it is due.
+ */
 export async function queueDepths(db: Knex, queues: string[]): Promise<{ name: string; state: string; count: number; oldest_seconds: number }[]> {
   const result = await db.raw(
-    `SELECT name, state, count(*)::int AS count, coalesce(extract(epoch FROM now() - min(created_on)), 0)::float AS oldest_seconds
+    `SELECT name, state, count(*)::int AS count,
+       coalesce(extract(epoch FROM now() - min(CASE WHEN state = 'active' THEN coalesce(started_on, created_on) ELSE start_after END)
+         FILTER (WHERE state = 'active' OR start_after <= now())), 0)::float AS oldest_seconds
      FROM pgboss.job WHERE name = ANY(?) AND state IN ('created', 'retry', 'active') GROUP BY name, state`,
     [queues],
   );

@@ -72,8 +72,10 @@ export async function startQueues(databaseUrl: string, onError: (error: Error) =
 
 /**
  * A SQL condition true when no job of `queue` that is waiting, retrying or running carries
- * `data[field]` equal to `column`: the row it concerns will not be moved by any job.
+ * `column`'s value in one of `fields` of its data, as the value or within an array of them:
+ * the row it concerns will not be moved by any job.
  */
-export function noLiveJob(queue: QueueKey, field: string, column: string): string {
-  return `NOT EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = '${QUEUES[queue].name}' AND j.state IN ('created', 'retry', 'active') AND j.data->>'${field}' = (${column})::text)`;
+export function noLiveJob(queue: QueueKey, fields: string[], column: string): string {
+  const carries = fields.map((field) => `j.data->>'${field}' = (${column})::text OR j.data->'${field}' @> to_jsonb((${column})::text)`).join(' OR ');
+  return `NOT EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = '${QUEUES[queue].name}' AND j.state IN ('created', 'retry', 'active') AND (${carries}))`;
 }

@@ -57,15 +57,39 @@ export async function assignRoute(db: Knex, accountId: string, routeId: number, 
   return row;
 }
 
-export async function unassignRoute(db: Knex, accountId: string, routeId: number): Promise<boolean> {
-  return (await db('account_routes').where({ account_id: accountId, route_id: routeId }).delete()) > 0;
+export async function findAssignment(db: Knex, accountId: string, routeId: number): Promise<AssignmentRow | undefined> {
+  return db<AssignmentRow>('account_routes').where({ account_id: accountId, route_id: routeId }).first();
+}
+
+/** Answers the assignment it removed, if there was one. */
+export async function unassignRoute(db: Knex, accountId: string, routeId: number): Promise<AssignmentRow | undefined> {
+  const [row] = await db<AssignmentRow>('account_routes').where({ account_id: accountId, route_id: routeId }).delete().returning('*');
+  return row;
 }
 
 /** The account's active assigned routes, in the order they are tried (ascending priority). */
 export async function activeAccountRoutes(db: Knex, accountId: string): Promise<RouteRow[]> {
+  return (await activeRoutesOfAccounts(db, [accountId])).get(accountId) ?? [];
+}
+
+/** Each account's active routes, in its priority order. */
+export async function activeRoutesOfAccounts(db: Knex, accountIds: string[]): Promise<Map<string, RouteRow[]>> {
+  const rows = await db<RouteRow & { account_id: string }>('routes as r')
+    .join('account_routes as ar', 'ar.route_id', 'r.id')
+    .whereIn('ar.account_id', accountIds)
+    .where('r.is_active', true)
+    .orderBy(['ar.account_id', 'ar.priority'])
+    .select('r.*', 'ar.account_id as assigned_to');
+  const routes = new Map<string, RouteRow[]>();
+  for (const { assigned_to: accountId, ...route } of rows as (RouteRow & { assigned_to: string })[]) routes.set(accountId, [...(routes.get(accountId) ?? []), route as RouteRow]);
+  return routes;
+}
+
+/** Every route assigned to the account, active or not, with its assignment, in failover order. */
+export async function assignedRoutes(db: Knex, accountId: string): Promise<(RouteRow & { priority: number; assigned_at: Date })[]> {
   return db<RouteRow>('routes as r')
     .join('account_routes as ar', 'ar.route_id', 'r.id')
-    .where({ 'ar.account_id': accountId, 'r.is_active': true })
+    .where({ 'ar.account_id': accountId })
     .orderBy('ar.priority')
-    .select('r.*');
+    .select('r.*', 'ar.priority', 'ar.created_at as assigned_at');
 }

@@ -35,14 +35,28 @@ export async function findSender(db: Knex, id: string, accountId?: string): Prom
   return query.first();
 }
 
+export interface SenderFilter {
+  status?: SenderStatus;
+  /** The sender's text, matched ignoring case. */
+  senderId?: string;
+  accountId?: string;
+}
+
 export async function listSenders(
   db: Knex,
   accountId: string,
   filter: { status?: SenderStatus },
   page: PageRequest,
 ): Promise<Page<SenderRow>> {
-  const query = db<SenderRow>('senders').where({ account_id: accountId });
+  return listAllSenders(db, { ...filter, accountId }, page);
+}
+
+/** Senders of every account (the operator's list), or of one when the filter names it. */
+export async function listAllSenders(db: Knex, filter: SenderFilter, page: PageRequest): Promise<Page<SenderRow>> {
+  const query = db<SenderRow>('senders');
+  if (filter.accountId !== undefined) query.where({ account_id: filter.accountId });
   if (filter.status) query.andWhere({ status: filter.status });
+  if (filter.senderId !== undefined) query.andWhereRaw('lower(sender_id) = lower(?)', [filter.senderId]);
   return fetchPage<SenderRow>(db, query, page);
 }
 

@@ -1,12 +1,13 @@
 import type { Knex } from 'knex';
 import { noLiveJob } from './queues.ts';
+import { SEND_JOB_FIELDS } from './send-groups.ts';
 
 /** Pending messages accepted before `before` that no send job will move (its job died or was spent). */
 export async function strandedMessageIds(db: Knex, before: Date, limit = 1000): Promise<string[]> {
   const rows = await db('messages as m')
     .where('m.status', 'pending')
     .andWhere('m.created_at', '<', before)
-    .andWhereRaw(noLiveJob('sendMessage', 'message_id', 'm.id'))
+    .andWhereRaw(noLiveJob('sendMessage', [...SEND_JOB_FIELDS], 'm.id'))
     .orderBy('m.created_at')
     .limit(limit)
     .select('m.id');

@@ -9,6 +9,9 @@ export interface EndpointRow {
   description: string | null;
   events: string[];
   signing_secret: string;
+  /** The secret a rotation replaced, still signed with until previous_secret_expires_at. */
+  previous_signing_secret: string | null;
+  previous_secret_expires_at: Date | null;
   is_active: boolean;
   failure_count: number;
   last_success_at: Date | null;
@@ -87,10 +90,12 @@ export async function findDelivery(db: Knex, id: number, lock = false) {
   return query.first(
       'd.id', 'd.status', 'd.attempts', 'd.endpoint_id', 'd.event_id',
       'w.url', 'w.signing_secret', 'w.is_active', 'w.deleted_at', 'w.prompt_since',
+      // Judged by the database's clock, the one that set the expiry.
+      db.raw('CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signing_secret END AS previous_signing_secret'),
       'e.type', 'e.data', 'e.created_at as event_created_at',
     ) as Promise<
     | (Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'endpoint_id' | 'event_id'> &
-        Pick<EndpointRow, 'url' | 'signing_secret' | 'is_active' | 'deleted_at' | 'prompt_since'> & { type: string; data: Record<string, unknown>; event_created_at: Date })
+        Pick<EndpointRow, 'url' | 'signing_secret' | 'previous_signing_secret' | 'is_active' | 'deleted_at' | 'prompt_since'> & { type: string; data: Record<string, unknown>; event_created_at: Date })
     | undefined
   >;
 }
@@ -104,7 +109,7 @@ export async function abandonDelivery(db: Knex, id: number): Promise<void> {
   await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'abandoned', finished_at: db.fn.now() });
 }
 
-const stranded = (db: Knex) => db('webhook_deliveries as d').where('d.status', 'pending').andWhereRaw(noLiveJob('deliverWebhook', 'delivery_id', 'd.id'));
+const stranded = (db: Knex) => db('webhook_deliveries as d').where('d.status', 'pending').andWhereRaw(noLiveJob('deliverWebhook', ['delivery_id'], 'd.id'));
 
 /** Pending deliveries created before `before` that no job will move (their job died, or was spent during an outage). */
 export async function strandedDeliveryIds(db: Knex, before: Date, limit = 1000): Promise<number[]> {
@@ -125,8 +130,16 @@ export async function insertAttempt(db: Knex, attempt: Omit<AttemptRow, 'created
   await db('webhook_attempts').insert(attempt);
 }
 
-export async function listAttempts(db: Knex, endpointId: string, page: PageRequest): Promise<Page<AttemptRow>> {
-  return fetchPage<AttemptRow>(db, db<AttemptRow>('webhook_attempts').where({ endpoint_id: endpointId }), page);
+export interface AttemptFilter {
+  eventId?: string;
+  succeeded?: boolean;
+}
+
+export async function listAttempts(db: Knex, endpointId: string, page: PageRequest, filter: AttemptFilter = {}): Promise<Page<AttemptRow>> {
+  const query = db<AttemptRow>('webhook_attempts').where({ endpoint_id: endpointId });
+  if (filter.eventId !== undefined) query.andWhere({ event_id: filter.eventId });
+  if (filter.succeeded !== undefined) query.andWhere({ succeeded: filter.succeeded });
+  return fetchPage<AttemptRow>(db, query, page);
 }
 
 /**
@@ -160,5 +173,33 @@ export async function disableEndpoint(db: Knex, id: string): Promise<boolean> {
 
 export async function enableEndpoint(db: Knex, id: string): Promise<EndpointRow | undefined> {
   const [row] = await live(db).andWhere({ id }).update({ is_active: true, disabled_at: null, failure_count: 0 }).returning('*');
+  return row;
+}
+
+/**
+ * Replaces an endpoint's signing secret; the replaced one stays valid for graceSeconds (0: not at
+ * all), and any secret kept from an earlier rotation is dropped. The right-hand signing_secret is
+ * the row's value before the update.
+ */
+export async function replaceSigningSecret(db: Knex, accountId: string, id: string, secret: string, graceSeconds: number): Promise<EndpointRow | undefined> {
+  const keep = graceSeconds > 0;
+  const [row] = await live(db)
+    .andWhere({ account_id: accountId, id })
+    .update({
+      signing_secret: secret,
+      previous_signing_secret: keep ? db.raw('signing_secret') : null,
+      previous_secret_expires_at: keep ? db.raw("now() + make_interval(secs => ?)", [graceSeconds]) : null,
+    } as never)
+    .returning('*');
+  return row;
+}
+
+/** Locks a live endpoint of the account for a change. */
+export async function lockEndpoint(db: Knex, accountId: string, id: string): Promise<EndpointRow | undefined> {
+  return live(db).andWhere({ account_id: accountId, id }).forUpdate().first();
+}
+
+export async function updateEndpoint(db: Knex, id: string, changes: Partial<Pick<EndpointRow, 'url' | 'description' | 'events'>>): Promise<EndpointRow> {
+  const [row] = await db<EndpointRow>('webhook_endpoints').where({ id }).update(changes).returning('*');
   return row;
 }

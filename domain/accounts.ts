@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { findAccount, insertAccount, type AccountRow } from '../db/accounts.ts';
+import { findAccount, insertAccount, lockAccount, setAccountStatus, type AccountRow } from '../db/accounts.ts';
 import { applyBalanceChange } from '../db/ledger.ts';
 import { conflict, invalidRequest, notFound } from './errors.ts';
 import { newId } from './ids.ts';
@@ -40,7 +40,7 @@ export async function openAccount(db: Knex, request: AccountRequest): Promise<Ac
         amount: toDecimal(request.balance),
         description: 'Opening balance',
       });
-      return { ...account, balance: balance as string };
+      return { ...account, balance: balance!.balance };
     }
     return account;
   });
@@ -52,12 +52,46 @@ export async function creditAccount(db: Knex, accountId: string, amount: number,
     const account = await findAccount(trx, accountId);
     if (!account) throw notFound('account', accountId);
     const balance = await applyBalanceChange(trx, { accountId, kind: 'credit', amount: toDecimal(amount), description: description ?? 'Credit' });
-    return { ...account, balance: balance as string };
+    return { ...account, balance: balance!.balance };
   });
+}
+
+/** The account, locked for the rest of the transaction: what it is before a change the caller makes and records. */
+export async function getAccountForUpdate(trx: Knex.Transaction, id: string): Promise<AccountRow> {
+  const account = await lockAccount(trx, id);
+  if (!account) throw notFound('account', id);
+  return account;
 }
 
 export async function getAccount(db: Knex, id: string): Promise<AccountRow> {
   const account = await findAccount(db, id);
   if (!account) throw notFound('account', id);
   return account;
+}
+
+export type AccountDecision = 'suspend' | 'close' | 'reactivate';
+
+const STATUS_TRANSITIONS: Record<AccountDecision, { from: AccountRow['status'][]; to: AccountRow['status'] }> = {
+  suspend: { from: ['active'], to: 'suspended' },
+  close: { from: ['active', 'suspended'], to: 'closed' },
+  reactivate: { from: ['suspended'], to: 'active' },
+};
+
+/**
+ * Moves an account to another status in the caller's transaction, its row locked so that two
+ * operators cannot both move it from the same status. Closing is final. Nothing else needs doing
+ * here: the database announces the change to every process's key cache (its keys answer 403
+ * account_inactive while it is not active), and the send path holds its pending messages back.
+ */
+export async function changeAccountStatus(trx: Knex.Transaction, id: string, decision: AccountDecision, reason: string): Promise<{ before: AccountRow; after: AccountRow }> {
+  if (reason.trim() === '') throw invalidRequest('reason', 'reason must say why, not be blank.');
+  const before = await lockAccount(trx, id);
+  if (!before) throw notFound('account', id);
+  const { from, to } = STATUS_TRANSITIONS[decision];
+  if (!from.includes(before.status)) {
+    const why = before.status === 'closed' ? ': closing an account is final' : '';
+    throw conflict(`A ${before.status} account cannot be moved to ${to}${why}.`, 'invalid_state_transition');
+  }
+  const after = (await setAccountStatus(trx, id, to))!;
+  return { before, after };
 }

@@ -16,8 +16,8 @@ export async function blockNumber(db: Knex, request: { number: string; account_i
   }
 }
 
-export async function unblockNumber(db: Knex, number: string, accountId: string | undefined): Promise<string> {
-  const id = await deleteBlocklistEntry(db, number, accountId ?? null);
-  if (!id) throw notFound('blocklist entry', number);
-  return id;
+export async function unblockNumber(db: Knex, number: string, accountId: string | undefined): Promise<BlocklistRow> {
+  const entry = await deleteBlocklistEntry(db, number, accountId ?? null);
+  if (!entry) throw notFound('blocklist entry', number);
+  return entry;
 }

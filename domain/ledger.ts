@@ -1,13 +1,41 @@
 import type { Knex } from 'knex';
-import { lockBalance, writeLedgerRows, type LedgerChange, type LedgerRow } from '../db/ledger.ts';
-import { add, compare } from './money.ts';
+import { setLowBalanceThreshold as storeThreshold, type AccountRow } from '../db/accounts.ts';
+import { applyBalanceChange, lockBalance, writeLedgerRows, type LedgerChange, type LedgerRow, type LowBalance } from '../db/ledger.ts';
+import type { JobQueue } from '../db/queues.ts';
+import { recordSubjectEvents } from './events.ts';
+import { invalidRequest, notFound } from './errors.ts';
+import { add, compare, hasAtMostFourDecimals, toAmount, toDecimal } from './money.ts';
+
+/**
+ * Emits balance.low, in the transaction that moved the balance below the account's threshold,
+ * to the endpoints subscribed to it or to `*`. Costs nothing when nothing crossed.
+ */
+async function warnOfLowBalance(trx: Knex.Transaction, jobs: JobQueue, low: LowBalance | null): Promise<void> {
+  if (low === null) return;
+  await recordSubjectEvents(trx, jobs, [{
+    accountId: low.accountId,
+    type: 'balance.low',
+    data: { account_id: low.accountId, balance: toAmount(low.balance), threshold: toAmount(low.threshold), currency: low.currency },
+  }]);
+}
+
+/**
+ * Moves a balance that may fall (a debit) through the ledger: null, and nothing changed, when
+ * the balance does not cover it; warns the account when it falls below its threshold.
+ */
+export async function moveBalance(trx: Knex.Transaction, jobs: JobQueue, change: LedgerChange): Promise<string | null> {
+  const applied = await applyBalanceChange(trx, change);
+  if (applied === null) return null;
+  await warnOfLowBalance(trx, jobs, applied.lowBalance);
+  return applied.balance;
+}
 
 /**
  * Applies charges in order against a balance locked for the transaction, each only while the
  * running balance covers it (a bulk send charges recipients in request order). Answers which
  * changes were applied; the ledger and the balance are written in one statement each.
  */
-export async function applyWhileCovered(trx: Knex, accountId: string, changes: Omit<LedgerChange, 'accountId'>[]): Promise<boolean[]> {
+export async function applyWhileCovered(trx: Knex.Transaction, jobs: JobQueue, accountId: string, changes: Omit<LedgerChange, 'accountId'>[]): Promise<boolean[]> {
   let running = await lockBalance(trx, accountId);
   const rows: LedgerRow[] = [];
   const applied = changes.map((change) => {
@@ -18,6 +46,14 @@ export async function applyWhileCovered(trx: Knex, accountId: string, changes: O
     rows.push({ account_id: accountId, kind: change.kind, amount: change.amount, balance_after: running, description: change.description ?? null, message_id: change.messageId ?? null });
     return true;
   });
-  await writeLedgerRows(trx, accountId, rows);
+  await warnOfLowBalance(trx, jobs, await writeLedgerRows(trx, accountId, rows));
   return applied;
+}
+
+/** Sets (or, with null, turns off) the balance under which the account is warned; it applies from the next charge. */
+export async function setLowBalanceThreshold(db: Knex, accountId: string, threshold: number | null): Promise<AccountRow> {
+  if (threshold !== null && !hasAtMostFourDecimals(threshold)) throw invalidRequest('low_balance_threshold', 'low_balance_threshold has at most four decimal places.');
+  const account = await storeThreshold(db, accountId, threshold === null ? null : toDecimal(threshold));
+  if (!account) throw notFound('account', accountId);
+  return account;
 }

@@ -1,19 +1,20 @@
 import type { Knex } from 'knex';
-import { keepEarlyReport, lockProviderMessage, takeEarlyReports } from '../db/early-reports.ts';
+import { keepEarlyReport, keepEarlyReports, lockProviderMessage, lockProviderMessages, takeEarlyReports, takeEarlyReportsOf } from '../db/early-reports.ts';
 import { applyBalanceChange } from '../db/ledger.ts';
-import { settleSubmission, type SubmissionResult } from '../db/message-attempts.ts';
-import { findPart, insertParts, markPart, type PartRow } from '../db/message-parts.ts';
-import { findMessageById, findMessageByProviderId, type MessageRow } from '../db/messages.ts';
+import { settleAcceptedSubmissions, settleSubmission, type SubmissionResult } from '../db/message-attempts.ts';
+import { anyPartAmong, findPart, insertParts, markPart, type PartRow } from '../db/message-parts.ts';
+import { findMessageById, findMessageByProviderId, findMessagesByIds, findMessagesByProviderIds, type MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import type { RouteRow } from '../db/routes.ts';
 import type { DeliveryReport } from '../providers/types.ts';
-import { moveMessage } from './message-states.ts';
+import { moveBalance } from './ledger.ts';
+import { moveMessage, moveMessagesOnReports, moveMessagesToSent } from './message-states.ts';
 import { compare, fromUnits, negate, toUnits } from './money.ts';
 
 type MessageError = NonNullable<MessageRow['error']>;
 
-/** Moves money for a message through the ledger; a zero amount changes nothing. */
-async function settle(trx: Knex, message: Pick<MessageRow, 'id' | 'account_id'>, amount: string, kind: 'debit' | 'refund', description: string): Promise<boolean> {
+/** Gives money back for a message through the ledger (a rise never warns of a low balance); a zero amount changes nothing. */
+async function settle(trx: Knex, message: Pick<MessageRow, 'id' | 'account_id'>, amount: string, kind: 'refund', description: string): Promise<boolean> {
   if (compare(amount, '0') === 0) return true;
   return (await applyBalanceChange(trx, { accountId: message.account_id, kind, amount, messageId: message.id, description })) !== null;
 }
@@ -22,12 +23,13 @@ async function settle(trx: Knex, message: Pick<MessageRow, 'id' | 'account_id'>,
  * Before a message is offered to a pricier route, charges the difference; answers false, and
  * changes nothing, when the balance does not cover it (the route is then skipped).
  */
-export async function chargeForRoute(db: Knex, messageId: string, price: string): Promise<boolean> {
+export async function chargeForRoute(db: Knex, jobs: JobQueue, messageId: string, price: string): Promise<boolean> {
   return db.transaction(async (trx) => {
     const message = (await findMessageById(trx, messageId, true)) as MessageRow;
     const difference = fromUnits(toUnits(price) - toUnits(message.cost));
     if (compare(difference, '0') <= 0) return true;
-    if (!(await settle(trx, message, negate(difference), 'debit', `Failover to a pricier route for ${message.to}`))) return false;
+    const debit = { accountId: message.account_id, kind: 'debit' as const, amount: negate(difference), messageId: message.id, description: `Failover to a pricier route for ${message.to}` };
+    if ((await moveBalance(trx, jobs, debit)) === null) return false;
     await trx('messages').where({ id: messageId }).update({ cost: price });
     return true;
   });
@@ -75,7 +77,7 @@ export async function recordAcceptance(db: Knex, jobs: JobQueue, messageId: stri
     if (message.status !== 'pending') return;
     const excess = fromUnits(toUnits(message.cost) - toUnits(price));
     if (compare(excess, '0') > 0) await settle(trx, message, excess, 'refund', `Carried by a cheaper route to ${message.to}`);
-    const sent = await moveMessage(trx, jobs, messageId, 'sent', { route_id: route.id, provider_message_id: accepted.providerMessageId, sent_at: new Date(), cost: compare(excess, '0') > 0 ? price : message.cost });
+    const sent = await moveMessage(trx, jobs, messageId, 'sent', { error: null, route_id: route.id, provider_message_id: accepted.providerMessageId, sent_at: new Date(), cost: compare(excess, '0') > 0 ? price : message.cost });
     if (!sent) return;
     if (partIds.length === 0) {
       for (const report of await takeEarlyReports(trx, route.id, accepted.providerMessageId)) await applyReport(trx, jobs, sent, report as unknown as DeliveryReport);
@@ -89,6 +91,44 @@ export async function recordAcceptance(db: Knex, jobs: JobQueue, messageId: stri
       }
     }
   });
+}
+
+/** One upstream's acceptance of one message, as recordAcceptance takes it. */
+export interface Acceptance {
+  messageId: string;
+  route: RouteRow;
+  price: string;
+  accepted: { providerMessageId: string; partIds?: string[] };
+  submission: Submission;
+}
+
+/** A batch that recordAcceptances leaves to recordAcceptance, one by one: a rare case it does not do in sets. */
+class OneByOne extends Error {}
+
+/**
+ * recordAcceptance for several messages in one transaction, with one statement of each kind:
+ * the upstream ids locked, the messages locked, the submissions settled, the messages moved to
+ * sent with their events, and the early reports taken. Concatenated messages and a settlement
+ * that refunds part of the charge throw OneByOne, before anything is written, so that the
+ * caller records each with recordAcceptance.
+ */
+export async function recordAcceptances(db: Knex, jobs: JobQueue, acceptances: Acceptance[]): Promise<void[]> {
+  if (acceptances.some(({ accepted }) => (accepted.partIds?.length ?? 0) > 1)) throw new OneByOne('a concatenated message');
+  const upstreamIds = acceptances.map(({ route, accepted }) => ({ routeId: route.id, providerMessageId: accepted.providerMessageId }));
+  await db.transaction(async (trx) => {
+    await lockProviderMessages(trx, upstreamIds);
+    const messages = new Map((await findMessagesByIds(trx, acceptances.map(({ messageId }) => messageId), true)).map((message) => [message.id, message]));
+    // Settled meanwhile by a later try that took a submission for dead: its settlement stands.
+    const pending = acceptances.filter(({ messageId }) => messages.get(messageId)?.status === 'pending');
+    if (pending.some(({ messageId, price }) => compare((messages.get(messageId) as MessageRow).cost, price) !== 0)) throw new OneByOne('a cheaper route than charged');
+    await settleAcceptedSubmissions(trx, acceptances.map(({ submission }) => submission));
+    const sent = await moveMessagesToSent(trx, jobs, pending.map(({ messageId, route, accepted }) => ({ id: messageId, route_id: route.id, provider_message_id: accepted.providerMessageId })));
+    const early = await takeEarlyReportsOf(trx, sent.map((message) => ({ routeId: message.route_id as number, providerMessageId: message.provider_message_id as string })));
+    for (const message of sent) {
+      for (const report of early.get(`${message.route_id}:${message.provider_message_id}`) ?? []) await applyReport(trx, jobs, message, report as unknown as DeliveryReport);
+    }
+  });
+  return acceptances.map(() => undefined);
 }
 
 /**
@@ -125,5 +165,44 @@ export async function recordDeliveryReport(db: Knex, jobs: JobQueue, routeId: nu
     }
     await applyReport(trx, jobs, message, report);
     return 'applied';
+  });
+}
+
+/** A delivery report and the route it came from. */
+export interface RouteReport {
+  routeId: number;
+  report: DeliveryReport;
+}
+
+const upstreamKey = ({ routeId, providerMessageId }: { routeId: number; providerMessageId: string }) => `${routeId}:${providerMessageId}`;
+
+/**
+ * recordDeliveryReport for several reports in one transaction, with one statement of each kind:
+ * the upstream ids locked, their messages found and locked, the reports that came first kept,
+ * and the others' messages moved with their events. Reports on parts of concatenated messages,
+ * and two reports on one upstream message, throw OneByOne before anything is written, so that
+ * the caller records each with recordDeliveryReport.
+ */
+export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: RouteReport[]): Promise<('applied' | 'kept')[]> {
+  const upstreamIds = reports.map(({ routeId, report }) => ({ routeId, providerMessageId: report.providerMessageId }));
+  if (new Set(upstreamIds.map(upstreamKey)).size < reports.length) throw new OneByOne('two reports on one upstream message');
+  return db.transaction(async (trx) => {
+    await lockProviderMessages(trx, upstreamIds);
+    if (await anyPartAmong(trx, upstreamIds)) throw new OneByOne('a report on a part of a message');
+    const messages = new Map((await findMessagesByProviderIds(trx, upstreamIds)).map((message) => [upstreamKey({ routeId: message.route_id as number, providerMessageId: message.provider_message_id as string }), message]));
+    const found = reports.map((_, index) => messages.get(upstreamKey(upstreamIds[index])));
+    await keepEarlyReports(trx, reports.flatMap(({ routeId, report }, index) => (found[index] ? [] : [{ routeId, providerMessageId: report.providerMessageId, report }])));
+    // A report for a message already final (a repeat, or a late one) changes nothing.
+    await moveMessagesOnReports(
+      trx,
+      jobs,
+      reports.flatMap(({ report }, index) => {
+        const message = found[index];
+        if (!message) return [];
+        const { to, changes } = reportChange(report);
+        return [{ id: message.id, status: to, ...changes }];
+      }),
+    );
+    return found.map((message) => (message ? 'applied' : 'kept'));
   });
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { EventType } from '../db/events.ts';
-import { moveMessageStatus, type MessageRow, type MessageStatus } from '../db/messages.ts';
+import { markMessagesReported, markMessagesSent, moveMessageStatus, type MessageRow, type MessageStatus } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { recordEvents } from './events.ts';
 
@@ -23,5 +23,19 @@ export async function moveMessage(trx: Knex.Transaction, jobs: JobQueue, id: str
   const { from, event } = MOVES[to];
   const moved = await moveMessageStatus(trx, id, from, to, changes);
   if (moved) await recordEvents(trx, jobs, [{ message: moved, type: event }]);
+  return moved;
+}
+
+/** moveMessage to sent for several pending messages, with one statement and one insert of events. */
+export async function moveMessagesToSent(trx: Knex.Transaction, jobs: JobQueue, sends: Parameters<typeof markMessagesSent>[1]): Promise<MessageRow[]> {
+  const moved = await markMessagesSent(trx, sends);
+  await recordEvents(trx, jobs, moved.map((message) => ({ message, type: MOVES.sent.event })));
+  return moved;
+}
+
+/** moveMessage to the final status a delivery report gives, for several sent messages, with one statement and one insert of events. */
+export async function moveMessagesOnReports(trx: Knex.Transaction, jobs: JobQueue, reports: Parameters<typeof markMessagesReported>[1]): Promise<MessageRow[]> {
+  const moved = await markMessagesReported(trx, reports);
+  await recordEvents(trx, jobs, moved.map((message) => ({ message, type: MOVES[message.status as 'delivered' | 'undelivered'].event })));
   return moved;
 }

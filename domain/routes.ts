@@ -72,6 +72,8 @@ export async function assign(db: Knex, accountId: string, routeId: number, prior
   }
 }
 
-export async function unassign(db: Knex, accountId: string, routeId: number): Promise<void> {
-  if (!(await unassignRoute(db, accountId, routeId))) throw notFound('route assignment', routeId);
+export async function unassign(db: Knex, accountId: string, routeId: number): Promise<AssignmentRow> {
+  const removed = await unassignRoute(db, accountId, routeId);
+  if (!removed) throw notFound('route assignment', routeId);
+  return removed;
 }

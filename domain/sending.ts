@@ -2,21 +2,20 @@ import type { Knex } from 'knex';
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import { blockedAmong } from '../db/blocklist.ts';
-import { applyBalanceChange } from '../db/ledger.ts';
 import { insertMessages, type MessageRow } from '../db/messages.ts';
 import { lockAndFindOptOuts } from '../db/opt-outs.ts';
 import type { JobQueue } from '../db/queues.ts';
-import { sendJobOptions } from '../db/send-groups.ts';
+import { sendJobs } from '../db/send-groups.ts';
 import { activeAccountRoutes, type RouteRow } from '../db/routes.ts';
 import { approvedSendersAmong, findApprovedSender } from '../db/senders.ts';
 import { codePointLength, MAX_BODY_CODE_POINTS, planSegments, type SegmentPlan } from './encoding.ts';
 import { ApiError, insufficientBalance, invalidRequest } from './errors.ts';
 import { recordEvents } from './events.ts';
 import { newId } from './ids.ts';
-import { applyWhileCovered } from './ledger.ts';
+import { applyWhileCovered, moveBalance } from './ledger.ts';
 import { checkSendLimits } from './send-limits.ts';
 import { multiply, negate } from './money.ts';
-import { numberProblem } from './phone-numbers.ts';
+import { destinationCountry, numberProblem } from './phone-numbers.ts';
 import { routesFor } from './routing.ts';
 
 /** Who sends: the account that pays and the key it sends through (its limits apply); no key for Dispatch's own replies on the account's behalf. */
@@ -84,11 +83,18 @@ function newMessage(sender: SendingCaller, request: Common, to: string, plan: Se
     segments: plan.segments,
     cost,
     currency: sender.account.currency,
+    country: destinationCountry(to),
     route_id: null,
     requested_route_id: request.route_id ?? null,
     error: null,
     reference: request.reference ?? null,
   };
+}
+
+/** Enqueues the send jobs of messages just accepted, in the accepting transaction. */
+async function enqueueSends(trx: Knex.Transaction, jobs: JobQueue, messages: { id: string; firstRouteId: number }[]): Promise<void> {
+  const sends = sendJobs(messages);
+  await jobs.enqueueMany(trx, 'sendMessage', sends.map(({ data }) => data), (_, index) => sends[index].options);
 }
 
 /**
@@ -106,11 +112,11 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
 
   const cost = multiply(routes[0].price_per_segment, plan.segments);
   const [stored] = await insertMessages(trx, [newMessage(sender, request, request.to, plan, cost)]);
-  await jobs.enqueue(trx, 'sendMessage', { message_id: stored.id }, sendJobOptions(routes[0].id));
+  await enqueueSends(trx, jobs, [{ id: stored.id, firstRouteId: routes[0].id }]);
   // Charged last: the account's row stays locked from this update to the commit, so concurrent
   // sends of one account wait on each other for as short a time as possible.
   if (cost !== '0.0000') {
-    const balance = await applyBalanceChange(trx, { accountId: sender.account.id, kind: 'debit', amount: negate(cost), messageId: stored.id, description: `Message to ${request.to}` });
+    const balance = await moveBalance(trx, jobs, { accountId: sender.account.id, kind: 'debit', amount: negate(cost), messageId: stored.id, description: `Message to ${request.to}` });
     if (balance === null) {
       const { balance: available } = await trx('accounts').where({ id: sender.account.id }).first('balance');
       throw insufficientBalance(cost, available, sender.account.currency);
@@ -177,11 +183,11 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
   }
 
   const stored = new Map((await insertMessages(trx, accepted.map(({ send, plan, cost, id }) => newMessage(send.sender, send.request, send.request.to, plan, cost, id)))).map((row) => [row.id, row]));
-  await jobs.enqueueMany(trx, 'sendMessage', accepted.map(({ id }) => ({ message_id: id })), (_, index) => sendJobOptions(accepted[index].route.id));
+  await enqueueSends(trx, jobs, accepted.map(({ id, route }) => ({ id, firstRouteId: route.id })));
   // Charged last, as acceptMessage does: each account's row stays locked from here to the commit.
   for (const accountId of accountIds) {
     const charges = accepted.filter(({ send }) => send.sender.account.id === accountId);
-    const applied = await applyWhileCovered(trx, accountId, charges.map(({ cost, id, send }) => ({ kind: 'debit' as const, amount: negate(cost), messageId: id, description: `Message to ${send.request.to}` })));
+    const applied = await applyWhileCovered(trx, jobs, accountId, charges.map(({ cost, id, send }) => ({ kind: 'debit' as const, amount: negate(cost), messageId: id, description: `Message to ${send.request.to}` })));
     if (applied.includes(false)) throw new GroupRefused('the balance does not cover every send of the group');
   }
   for (const { index, id } of accepted) outcomes[index] = stored.get(id) as MessageRow;
@@ -219,6 +225,7 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
 
   const charged = await applyWhileCovered(
     trx,
+    jobs,
     sender.account.id,
     sendable.map((item) => ({ kind: 'debit' as const, amount: negate(item.cost), messageId: item.id, description: `Message to ${item.to}` })),
   );
@@ -240,7 +247,7 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
   });
   const stored = await insertMessages(trx, rows);
   await recordEvents(trx, jobs, stored.filter((message) => message.status === 'failed').map((message) => ({ message, type: 'message.failed' as const })));
-  await jobs.enqueueMany(trx, 'sendMessage', accepted.map((item) => ({ message_id: item.id })), (_, index) => sendJobOptions(accepted[index].routeId as number));
+  await enqueueSends(trx, jobs, accepted.map((item) => ({ id: item.id, firstRouteId: item.routeId as number })));
   const byId = new Map(stored.map((message) => [message.id, message]));
   return { messages: items.map((item) => byId.get(item.id) as MessageRow), accepted: accepted.length, failed: items.length - accepted.length };
 }

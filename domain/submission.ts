@@ -1,14 +1,15 @@
 import type { Knex } from 'knex';
-import { beginSubmission, settleSubmission, submissionsOf, type SubmissionRow } from '../db/message-attempts.ts';
-import { findMessageById, type MessageRow } from '../db/messages.ts';
+import { settleSubmission, submissionsOf, type SubmissionRow } from '../db/message-attempts.ts';
+import type { MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
-import { activeAccountRoutes, findRoute, type RouteRow } from '../db/routes.ts';
+import { findRoute, type RouteRow } from '../db/routes.ts';
 import type { OutboundMessage, Provider, SubmitOutcome } from '../providers/index.ts';
 import { planSegments } from './encoding.ts';
-import { chargeForRoute, recordAcceptance, recordFailure } from './message-outcomes.ts';
+import { chargeForRoute, recordFailure } from './message-outcomes.ts';
 import { compare, multiply } from './money.ts';
 import { retryOnOutage } from './retry-on-outage.ts';
 import { routesFor } from './routing.ts';
+import type { SubmissionBatches } from './submission-batches.ts';
 import { afterUnknownOutcome, unknownOutcomeError } from './unknown-outcomes.ts';
 
 /** How long Dispatch keeps offering a message that every route refused for now, from its acceptance. */
@@ -18,8 +19,10 @@ export interface SubmitDependencies {
   db: Knex;
   jobs: JobQueue;
   providers: { get(route: RouteRow): Provider };
-  /** Every submission to an upstream, for metrics. */
-  onSubmit?: (routeId: number, outcome: SubmitOutcome, durationMs: number) => void;
+  /** The reads and writes shared by the messages this process has in flight. */
+  batches: SubmissionBatches;
+  /** Every submission to an upstream, for metrics and for the log of failed ones. */
+  onSubmit?: (route: RouteRow, messageId: string, outcome: SubmitOutcome, durationMs: number) => void;
   /** A message given up on: it failed and was refunded (logged once, for the operator). */
   onFailed?: (messageId: string, error: MessageError) => void;
 }
@@ -69,16 +72,21 @@ async function submitOnce(provider: Provider, outbound: OutboundMessage): Promis
  * the last try (the job's retries are spent or SEND_WINDOW_MS has passed) failed and refunded.
  */
 export async function submitMessage(deps: SubmitDependencies, messageId: string, retriesSpent: boolean): Promise<'done' | 'retry'> {
-  const { db, jobs } = deps;
+  const { db, jobs, batches } = deps;
   const fail = async (error: MessageError, result?: Parameters<typeof recordFailure>[4]) => {
     await retryOnOutage(() => recordFailure(db, jobs, messageId, error, result));
     deps.onFailed?.(messageId, error);
     return 'done' as const;
   };
-  const message = await findMessageById(db, messageId);
+  const message = await batches.messages.add(messageId);
   if (!message || message.status !== 'pending') return 'done';
   const lastTry = retriesSpent || Date.now() - message.created_at.getTime() >= SEND_WINDOW_MS;
-  const eligible = routesFor(await activeAccountRoutes(db, message.account_id), message.to, message.requested_route_id);
+  // A suspended or closed account's messages wait: reactivated within the window, they go out.
+  if (!(await batches.accountActive.add(message.account_id))) {
+    if (!lastTry) return 'retry';
+    return fail({ type: 'provider_error', code: 'provider_unavailable', message: 'The message was not sent: its account was not active within the send window.' });
+  }
+  const eligible = routesFor(await batches.routes.add(message.account_id), message.to, message.requested_route_id);
   const routes = message.attempts === 0 ? eligible : await routesAfterEarlierTries(db, await submissionsOf(db, message.id), eligible);
   if (!Array.isArray(routes)) return fail(routes.failWith);
   const outbound = outboundOf(message);
@@ -88,21 +96,21 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
   for (const route of routes) {
     const price = multiply(route.price_per_segment, message.segments);
     if (compare(price, charged) > 0) {
-      if (!(await chargeForRoute(db, message.id, price))) {
+      if (!(await chargeForRoute(db, jobs, message.id, price))) {
         lastProblem = `the balance does not cover the price of route ${route.id}.`;
         continue;
       }
       charged = price;
     }
-    const attemptId = await beginSubmission(db, message.id, route.id);
+    const attemptId = await batches.begun.add({ messageId: message.id, routeId: route.id });
     const started = performance.now();
     const outcome = await submitOnce(deps.providers.get(route), outbound);
     const durationMs = performance.now() - started;
-    deps.onSubmit?.(route.id, outcome, durationMs);
+    deps.onSubmit?.(route, message.id, outcome, durationMs);
     // The upstream has answered: from here its answer must be recorded, outage or not.
     const submission = { attemptId, durationMs };
     if (outcome.status === 'accepted') {
-      await retryOnOutage(() => recordAcceptance(db, jobs, message.id, route, price, outcome, submission));
+      await retryOnOutage(() => batches.acceptances.add({ messageId: message.id, route, price, accepted: outcome, submission }));
       return 'done';
     }
     const result = { ...submission, outcome: outcome.status, errorCode: outcome.code, errorMessage: outcome.message };
@@ -113,7 +121,7 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
     if (rule === 'fail' || (rule === 'retry_same_route' && lastTry)) {
       return fail(unknownOutcomeError(route.id, outcome.message), result);
     }
-    await retryOnOutage(() => settleSubmission(db, attemptId, result));
+    await retryOnOutage(() => settleSubmission(db, attemptId, result, { type: 'provider_error', code: outcome.code, message: outcome.message }));
     if (rule === 'retry_same_route') return 'retry';
     lastProblem = outcome.message;
   }

@@ -39,11 +39,18 @@ function hmac(secret: string, timestampSeconds: number, rawBody: string | Buffer
   return mac.digest();
 }
 
-export function signPayload(rawBody: string, secret: string, timestampSeconds: number): string {
+/**
+ * The header value for a body. Given several secrets (the current one first, then one being
+ * rotated out), it carries one v1 signature per secret, as Stripe's does during a roll: a
+ * receiver holding either secret verifies the delivery.
+ */
+export function signPayload(rawBody: string, secrets: string | readonly string[], timestampSeconds: number): string {
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
     throw new TypeError('timestampSeconds must be a non-negative integer of seconds');
   }
-  return `t=${timestampSeconds},${SCHEME}=${hmac(secret, timestampSeconds, rawBody).toString('hex')}`;
+  const signatures = (typeof secrets === 'string' ? [secrets] : secrets).map((secret) => `${SCHEME}=${hmac(secret, timestampSeconds, rawBody).toString('hex')}`);
+  if (signatures.length === 0) throw new TypeError('at least one secret is needed to sign');
+  return [`t=${timestampSeconds}`, ...signatures].join(',');
 }
 
 interface ParsedHeader {

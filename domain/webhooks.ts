@@ -1,9 +1,19 @@
 import type { Knex } from 'knex';
-import type { EventRow } from '../db/events.ts';
+import { insertEvents, type EventRow } from '../db/events.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { laneJobOptions } from '../db/delivery-lanes.ts';
-import { activeEndpointsOf, insertDeliveries, insertEndpoint, type EndpointRow } from '../db/webhooks.ts';
-import { invalidRequest } from './errors.ts';
+import {
+  activeEndpointsOf,
+  disableEndpoint,
+  enableEndpoint,
+  insertDeliveries,
+  insertEndpoint,
+  lockEndpoint,
+  replaceSigningSecret,
+  updateEndpoint,
+  type EndpointRow,
+} from '../db/webhooks.ts';
+import { conflict, invalidRequest, notFound } from './errors.ts';
 import { newId, randomBase62 } from './ids.ts';
 import { checkWebhookUrl } from './ssrf-guard.ts';
 import { laneOf } from './webhook-deliveries.ts';
@@ -14,17 +24,23 @@ export interface EndpointRequest {
   events?: string[];
 }
 
+const newSigningSecret = (): string => `whsec_${randomBase62(43)}`;
+
+async function checkUrl(url: string, allowPrivate: boolean): Promise<void> {
+  const problem = await checkWebhookUrl(url, { allowPrivate });
+  if (problem) throw invalidRequest('url', problem);
+}
+
 /** Registers an endpoint; its URL must resolve to public addresses unless private ones are allowed. */
 export async function createEndpoint(db: Knex, accountId: string, request: EndpointRequest, allowPrivate: boolean): Promise<EndpointRow> {
-  const problem = await checkWebhookUrl(request.url, { allowPrivate });
-  if (problem) throw invalidRequest('url', problem);
+  await checkUrl(request.url, allowPrivate);
   return insertEndpoint(db, {
     id: newId('whe'),
     account_id: accountId,
     url: request.url,
     description: request.description ?? null,
     events: request.events ?? ['*'],
-    signing_secret: `whsec_${randomBase62(43)}`,
+    signing_secret: newSigningSecret(),
   });
 }
 
@@ -41,6 +57,16 @@ export async function fanOut(trx: Knex.Transaction, jobs: JobQueue, events: Even
   const deliveries = events.flatMap((event) =>
     endpoints.filter((endpoint) => endpoint.account_id === event.account_id && subscribes(endpoint, event.type)).map((endpoint) => ({ endpoint_id: endpoint.id, event_id: event.id })),
   );
+  await deliver(trx, jobs, endpoints, deliveries);
+}
+
+/** Stores the deliveries and enqueues their jobs, each in its endpoint's lane. */
+async function deliver(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  endpoints: Pick<EndpointRow, 'id' | 'prompt_since'>[],
+  deliveries: { endpoint_id: string; event_id: string }[],
+): Promise<void> {
   const stored = await insertDeliveries(trx, deliveries);
   const lanes = new Map(endpoints.map((endpoint) => [endpoint.id, laneOf(endpoint)]));
   await jobs.enqueueMany(
@@ -49,4 +75,53 @@ export async function fanOut(trx: Knex.Transaction, jobs: JobQueue, events: Even
     stored.map((delivery) => ({ delivery_id: delivery.id })),
     (_, index) => laneJobOptions(stored[index].endpoint_id, lanes.get(stored[index].endpoint_id)!),
   );
+}
+
+export interface EndpointChanges extends Partial<EndpointRequest> {
+  is_active?: boolean;
+}
+
+/**
+ * Changes an endpoint of the account. The URL is checked as at creation. `is_active` follows the
+ * operator's rules: `true` enables it (failure count reset, as the admin enable does), `false`
+ * disables it and abandons its pending deliveries, as the 25th failed delivery would.
+ */
+export async function changeEndpoint(db: Knex, accountId: string, id: string, changes: EndpointChanges, allowPrivate: boolean): Promise<EndpointRow> {
+  if (changes.url !== undefined) await checkUrl(changes.url, allowPrivate);
+  return db.transaction(async (trx) => {
+    if (!(await lockEndpoint(trx, accountId, id))) throw notFound('webhook_endpoint', id);
+    // Checked here rather than by the schema, so that an unknown id answers 404 whatever the body.
+    if (Object.keys(changes).length === 0) throw invalidRequest(undefined, 'The request body must have at least one field.');
+    const { is_active: active, ...fields } = changes;
+    if (Object.keys(fields).length > 0) await updateEndpoint(trx, id, fields);
+    if (active === true) await enableEndpoint(trx, id);
+    if (active === false) await disableEndpoint(trx, id);
+    return (await lockEndpoint(trx, accountId, id))!;
+  });
+}
+
+/** One day, the default grace period of a replaced secret: time to deploy the new one to every receiver. */
+const DEFAULT_SECRET_GRACE_SECONDS = 86_400;
+
+/** A new signing secret for the endpoint; the replaced one is also signed with for graceSeconds. */
+export async function rotateSigningSecret(db: Knex, accountId: string, id: string, graceSeconds = DEFAULT_SECRET_GRACE_SECONDS): Promise<EndpointRow> {
+  const endpoint = await replaceSigningSecret(db, accountId, id, newSigningSecret(), graceSeconds);
+  if (!endpoint) throw notFound('webhook_endpoint', id);
+  return endpoint;
+}
+
+/**
+ * Records a `webhook.test` event and one delivery of it to this endpoint alone, whatever its
+ * subscription, delivered (signed, retried) like any other. A disabled endpoint receives nothing,
+ * so it is refused rather than handed a delivery that would be abandoned unattempted.
+ */
+export async function sendTestEvent(db: Knex, jobs: JobQueue, accountId: string, id: string): Promise<EventRow> {
+  return db.transaction(async (trx) => {
+    const endpoint = await lockEndpoint(trx, accountId, id);
+    if (!endpoint) throw notFound('webhook_endpoint', id);
+    if (!endpoint.is_active) throw conflict(`The webhook endpoint '${id}' is disabled; enable it before sending it a test event.`, 'invalid_state_transition');
+    const [event] = await insertEvents(trx, [{ id: newId('evt'), account_id: accountId, type: 'webhook.test', message_id: null, data: { object: 'webhook_test', endpoint_id: id } }]);
+    await deliver(trx, jobs, [endpoint], [{ endpoint_id: id, event_id: event.id }]);
+    return event;
+  });
 }

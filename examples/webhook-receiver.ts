@@ -29,6 +29,7 @@ createServer((req, res) => {
       if (!isKnownEvent(event)) return;
       if (event.type === 'message.received') console.log(`${event.type} from ${event.data.from}: ${event.data.body}`);
       else if (event.type === 'recipient.opted_out' || event.type === 'recipient.opted_in') console.log(`${event.type} for ${event.data.number}`);
+      else if (event.type === 'balance.low') console.log(`${event.type}: ${event.data.balance} ${event.data.currency} is below ${event.data.threshold}`);
       else console.log(`${event.type} for ${event.data.id}: ${event.data.status}`);
     } catch (error) {
       res.writeHead(error instanceof WebhookVerificationError ? 400 : 500).end();

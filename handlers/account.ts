@@ -1,7 +1,9 @@
 import { findAccount } from '../db/accounts.ts';
+import { listLedger } from '../db/ledger.ts';
 import { notFound } from '../domain/errors.ts';
+import { setLowBalanceThreshold } from '../domain/ledger.ts';
 import { usageFor } from '../domain/usage.ts';
-import { toAccount, toBalance, toUsage } from './representations.ts';
+import { toAccount, toBalance, toBalanceTransaction, toPagination, toUsage } from './representations.ts';
 import type { CustomerHandler } from './types.ts';
 
 /** The caller's account as it is now (the authenticated row may be a request old). */
@@ -24,4 +26,18 @@ export const getBalance: CustomerHandler<'getBalance'> = async (_request, { serv
 export const getUsage: CustomerHandler<'getUsage'> = async ({ query }, { services, caller }) => {
   const usage = await usageFor(services.db, caller.account, query.period ?? 'month');
   return { status: 200, data: toUsage(usage, caller.account.currency) };
+};
+
+export const updateAccount: CustomerHandler<'updateAccount'> = async ({ body }, { services, caller }) => {
+  let account = await currentAccount(services.db, caller.account.id);
+  if (body.low_balance_threshold !== undefined) account = await setLowBalanceThreshold(services.db, account.id, body.low_balance_threshold);
+  return { status: 200, data: toAccount(account) };
+};
+
+export const listBalanceTransactions: CustomerHandler<'listBalanceTransactions'> = async ({ query }, { services, caller }) => {
+  const page = query.page ?? 1;
+  const limit = query.limit ?? 50;
+  const filter = { kind: query.type, messageId: query.message_id, createdAfter: query.created_after, createdBefore: query.created_before };
+  const { rows, total } = await listLedger(services.db, caller.account.id, filter, { page, limit });
+  return { status: 200, data: rows.map((row) => toBalanceTransaction(row, caller.account.currency)), pagination: toPagination(page, limit, total) };
 };

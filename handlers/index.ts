@@ -1,18 +1,41 @@
-import { getAccount, getBalance, getUsage } from './account.ts';
-import { adminCreateAccount, adminCreateApiKey, adminCreditAccount, adminGetAccount } from './admin/accounts.ts';
-import { adminCreateBlocklistEntry, adminDeleteBlocklistEntry } from './admin/blocklist.ts';
+import { getAccount, getBalance, getUsage, listBalanceTransactions, updateAccount } from './account.ts';
+import {
+  adminCloseAccount,
+  adminCreateAccount,
+  adminCreateApiKey,
+  adminCreditAccount,
+  adminGetAccount,
+  adminListAccounts,
+  adminReactivateAccount,
+  adminSuspendAccount,
+} from './admin/accounts.ts';
+import { adminListAccountApiKeys, adminListAccountLedger, adminListAccountRoutes } from './admin/account-lists.ts';
+import { adminListAuditLog } from './admin/audit-log.ts';
+import { adminCreateBlocklistEntry, adminDeleteBlocklistEntry, adminListBlocklist } from './admin/blocklist.ts';
 import { adminListInboundMessages, adminSimulateInboundMessage } from './admin/inbound-messages.ts';
+import { adminGetMessageStory, adminListMessages } from './admin/messages.ts';
 import { adminAssignRoute, adminCreateRoute, adminGetRoute, adminListRoutes, adminUnassignRoute, adminUpdateRoute } from './admin/routes.ts';
 import { adminListOptOuts } from './admin/opt-outs.ts';
-import { adminApproveSender, adminRejectSender, adminSuspendSender } from './admin/senders.ts';
+import { adminApproveSender, adminListSenders, adminRejectSender, adminSuspendSender } from './admin/senders.ts';
 import { adminEnableWebhookEndpoint, adminListWebhookAttempts } from './admin/webhooks.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
 import { listEvents } from './events.ts';
+import { getStats } from './stats.ts';
+import { adminGetStats } from './admin/stats.ts';
 import { getInboundMessage, listInboundMessages } from './inbound-messages.ts';
 import { getMessage, listMessages, sendBulkMessages, sendMessage } from './messages.ts';
 import { createOptOuts, deleteOptOut, getKeywordSettings, listOptOuts, updateKeywordSettings } from './opt-outs.ts';
 import { createSender, getSender, listSenders } from './senders.ts';
-import { createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints } from './webhooks.ts';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listWebhookAttempts,
+  listWebhookEndpoints,
+  rotateWebhookSecret,
+  sendWebhookTestEvent,
+  updateWebhookEndpoint,
+} from './webhooks.ts';
 import type { HandlerMap } from './types.ts';
 
 /** Every operation of openapi.yaml, by operationId. tsc fails when one is missing or answers an undeclared status. */
@@ -26,6 +49,10 @@ export const handlers = {
   getAccount,
   getBalance,
   getUsage,
+  updateAccount,
+  listBalanceTransactions,
+  getStats,
+  adminGetStats,
   listSenders,
   createSender,
   getSender,
@@ -36,6 +63,10 @@ export const handlers = {
   createWebhookEndpoint,
   getWebhookEndpoint,
   deleteWebhookEndpoint,
+  updateWebhookEndpoint,
+  listWebhookAttempts,
+  sendWebhookTestEvent,
+  rotateWebhookSecret,
   listEvents,
   listOptOuts,
   createOptOuts,
@@ -46,6 +77,11 @@ export const handlers = {
   adminGetAccount,
   adminCreditAccount,
   adminCreateApiKey,
+  adminListAccounts,
+  adminSuspendAccount,
+  adminCloseAccount,
+  adminReactivateAccount,
+  adminListAuditLog,
   adminCreateRoute,
   adminListRoutes,
   adminGetRoute,
@@ -62,4 +98,11 @@ export const handlers = {
   adminListOptOuts,
   adminSimulateInboundMessage,
   adminListInboundMessages,
+  adminListSenders,
+  adminListAccountRoutes,
+  adminListAccountApiKeys,
+  adminListAccountLedger,
+  adminListBlocklist,
+  adminListMessages,
+  adminGetMessageStory,
 } satisfies HandlerMap;

@@ -1,8 +1,10 @@
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
+import type { AuditRow } from '../db/audit-log.ts';
 import type { BlocklistRow } from '../db/blocklist.ts';
 import type { EventRow } from '../db/events.ts';
 import type { InboundMessageRow } from '../db/inbound-messages.ts';
+import type { LedgerEntryRow } from '../db/ledger.ts';
 import type { MessageRow } from '../db/messages.ts';
 import type { OptOutRow } from '../db/opt-outs.ts';
 import type { AssignmentRow, RouteRow } from '../db/routes.ts';
@@ -12,9 +14,11 @@ import { isKeyActive } from '../domain/api-keys.ts';
 import { inboundMessageView } from '../domain/inbound-view.ts';
 import { DEFAULT_KEYWORDS, replyText, type KeywordKind, type KeywordSettings } from '../domain/keywords.ts';
 import { messageView } from '../domain/message-view.ts';
+import type { MessageStory } from '../domain/message-story.ts';
 import { toAmount } from '../domain/money.ts';
 import { optOutView } from '../domain/opt-outs.ts';
 import type { Scope } from '../domain/scopes.ts';
+import type { Stats, StatsFigures } from '../domain/stats.ts';
 import type { Usage } from '../domain/usage.ts';
 import type { Schemas } from './types.ts';
 
@@ -34,6 +38,7 @@ export const toAccount = (row: AccountRow): Schemas['Account'] => ({
   kyc_verified: row.kyc_verified,
   balance: toAmount(row.balance),
   currency: row.currency,
+  low_balance_threshold: row.low_balance_threshold == null ? null : toAmount(row.low_balance_threshold),
   created_at: iso(row.created_at),
 });
 
@@ -151,6 +156,11 @@ export const toWebhookEndpointWithSecret = (row: EndpointRow): Schemas['WebhookE
   signing_secret: row.signing_secret,
 });
 
+export const toRotatedWebhookEndpoint = (row: EndpointRow): Schemas['RotatedWebhookEndpoint'] => ({
+  ...toWebhookEndpointWithSecret(row),
+  previous_secret_expires_at: isoOrNull(row.previous_secret_expires_at),
+});
+
 /** An event of any type, as `GET /events` lists it. */
 export type AnyEvent = Schemas['EventPageEnvelope']['data'][number];
 
@@ -189,4 +199,90 @@ export const toWebhookAttempt = (row: AttemptRow): Schemas['WebhookAttempt'] => 
   error: row.error,
   duration_ms: row.duration_ms,
   created_at: iso(row.created_at),
+});
+
+export const toAuditLogEntry = (row: AuditRow): Schemas['AuditLogEntry'] => ({
+  id: row.id,
+  object: 'audit_log_entry',
+  action: row.action,
+  target_type: row.target_type,
+  target_id: row.target_id,
+  before: row.before as Schemas['AuditLogEntry']['before'],
+  after: row.after as Schemas['AuditLogEntry']['after'],
+  reason: row.reason,
+  created_at: iso(row.created_at),
+});
+
+export const toAdminSender = (row: SenderRow): Schemas['AdminSender'] => ({ ...toSender(row), account_id: row.account_id });
+
+export const toAdminMessage = (row: MessageRow): Schemas['AdminMessage'] => ({ ...messageView(row), account_id: row.account_id });
+
+/** A route as assigned to one account: the route, with the assignment's priority and time. */
+export const toAccountRoute = (row: RouteRow & { priority: number; assigned_at: Date }, inboundUrl: (dlrToken: string) => string): Schemas['AccountRoute'] => ({
+  ...toRoute(row, inboundUrl),
+  priority: row.priority,
+  assigned_at: iso(row.assigned_at),
+});
+
+/** A ledger row, in its account's currency (the ledger stores amounts only). */
+export const toBalanceTransaction = (row: LedgerEntryRow, currency: string): Schemas['BalanceTransaction'] => ({
+  id: `txn_${row.id}`,
+  object: 'balance_transaction',
+  type: row.kind,
+  amount: toAmount(row.amount),
+  currency,
+  balance_after: toAmount(row.balance_after),
+  message_id: row.message_id,
+  description: row.description,
+  created_at: iso(row.created_at),
+});
+
+type StoryEntry = Schemas['MessageStory']['entries'][number];
+
+export const toMessageStory = ({ message, entries }: MessageStory): Schemas['MessageStory'] => ({
+  object: 'message_story',
+  message: toAdminMessage(message),
+  entries: entries.map((entry): StoryEntry => {
+    const at = iso(entry.at);
+    switch (entry.kind) {
+      case 'status':
+        return { at, kind: 'status', status: entry.status };
+      case 'attempt': {
+        const { route_id, outcome, error_code, error_message, duration_ms } = entry.attempt;
+        return { at, kind: 'attempt', attempt: entry.number, route_id, outcome, error_code, error_message, duration_ms };
+      }
+      case 'event':
+        return { at, kind: 'event', event_id: entry.event.id, type: entry.event.type };
+      case 'webhook_delivery':
+        return { at, kind: 'webhook_delivery', webhook_attempt: toWebhookAttempt(entry.webhookAttempt) };
+      case 'ledger':
+        return { at, kind: 'ledger', transaction: toBalanceTransaction(entry.entry, message.currency) };
+    }
+  }),
+});
+
+const toStatsFigures = (figures: StatsFigures): Schemas['StatsFigures'] => ({
+  messages: figures.messages,
+  by_status: figures.byStatus,
+  delivery_rate: figures.deliveryRate,
+  failures: figures.failures,
+  cost: toAmount(figures.cost),
+  latency_ms: figures.latencyMs,
+});
+
+export const toStats = (stats: Stats, currency: string | null = stats.currency): Schemas['Stats'] => ({
+  object: 'stats',
+  from: iso(stats.from),
+  to: iso(stats.to),
+  interval: stats.interval,
+  group_by: stats.groupBy,
+  currency,
+  totals: toStatsFigures(stats.totals),
+  groups: stats.groups.map(({ period_start, account_id, route_id, country, ...figures }) => ({
+    ...(period_start !== undefined && { period_start: iso(period_start) }),
+    ...(account_id !== undefined && { account_id }),
+    ...(route_id !== undefined && { route_id }),
+    ...(country !== undefined && { country }),
+    ...toStatsFigures(figures),
+  })),
 });

@@ -11,7 +11,7 @@ export type Schemas = components['schemas'];
 
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
 type Responses<O extends OperationId> = operations[O]['responses'];
-type SuccessStatus<O extends OperationId> = Extract<keyof Responses<O>, 200 | 201>;
+type SuccessStatus<O extends OperationId> = Extract<keyof Responses<O>, 200 | 201 | 202>;
 type EnvelopeData<T> = T extends { data: infer Data } ? Data : never;
 type EnvelopePagination<T> = T extends { pagination: infer P } ? P : never;
 

@@ -8,7 +8,7 @@ import { abandonDelivery, findDelivery } from '../db/webhooks.ts';
 import { laneOf, moveToLane, recordWebhookAttempt, type DeliveryRules } from '../domain/webhook-deliveries.ts';
 import { signPayload, SIGNATURE_HEADER } from '../domain/webhook-signature.ts';
 import type { DispatchOptions, JobDispatchers } from './job-dispatcher.ts';
-import { postWebhook } from './webhook-post.ts';
+import { postWebhook, type WebhookPostResult } from './webhook-post.ts';
 
 export interface WebhookSettings extends DeliveryRules {
   allowPrivate: boolean;
@@ -19,8 +19,8 @@ export interface WebhookDependencies {
   jobs: JobQueue;
   settings: WebhookSettings;
   onError: (error: unknown, deliveryId: number) => void;
-  /** Every attempt's result, for metrics. */
-  onAttempt?: (ok: boolean) => void;
+  /** Every attempt's result, for metrics and for the log of failed ones; `final` when no attempt follows a failure. */
+  onAttempt?: (attempt: { endpointId: string; eventId: string; deliveryId: number; attempt: number; final: boolean; result: WebhookPostResult }) => void;
 }
 
 export const USER_AGENT = `Dispatch/${packageJson.version} (webhooks)`;
@@ -51,11 +51,13 @@ export async function attemptDelivery(deps: WebhookDependencies, deliveryId: num
   const headers = {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,
-    [SIGNATURE_HEADER]: signPayload(rawBody, delivery.signing_secret, Math.floor(Date.now() / 1000)),
+    // While a rotated-out secret is within its grace period, the delivery is signed with both.
+    [SIGNATURE_HEADER]: signPayload(rawBody, [delivery.signing_secret, ...(delivery.previous_signing_secret === null ? [] : [delivery.previous_signing_secret])], Math.floor(Date.now() / 1000)),
   };
   const result = await postWebhook(delivery.url, rawBody, headers, { timeoutMs: deps.settings.timeoutMs, allowPrivate: deps.settings.allowPrivate });
-  deps.onAttempt?.(result.ok);
-  await recordWebhookAttempt(deps.db, deps.jobs, deps.settings, deliveryId, delivery.attempts + 1, result);
+  const attempt = delivery.attempts + 1;
+  deps.onAttempt?.({ endpointId: delivery.endpoint_id, eventId: delivery.event_id, deliveryId, attempt, final: attempt >= deps.settings.retrySchedule.length, result });
+  await recordWebhookAttempt(deps.db, deps.jobs, deps.settings, deliveryId, attempt, result);
 }
 
 /**

@@ -16,6 +16,23 @@ export interface WebhookPostResult {
   durationMs: number;
 }
 
+/** Why an attempt ended as it did, for metrics: a closed set, unlike the error text. */
+export const WEBHOOK_ATTEMPT_REASONS = ['ok', 'http_status', 'redirect', 'timeout', 'address_not_allowed', 'tls', 'connection', 'invalid_request'] as const;
+export type WebhookAttemptReason = (typeof WEBHOOK_ATTEMPT_REASONS)[number];
+
+/** The reason of a result, read from the error texts postWebhook writes below. */
+export function attemptReason(result: WebhookPostResult): WebhookAttemptReason {
+  const error = result.error ?? '';
+  if (result.ok) return 'ok';
+  if (error.startsWith('no answer within')) return 'timeout';
+  if (error.startsWith('redirect')) return 'redirect';
+  if (error.startsWith('HTTP ')) return 'http_status';
+  if (error.startsWith('address not allowed')) return 'address_not_allowed';
+  if (error.startsWith('TLS error')) return 'tls';
+  if (/^(invalid URL|unsupported URL scheme|invalid request)/.test(error)) return 'invalid_request';
+  return 'connection';
+}
+
 export interface WebhookPostOptions {
   /** Deadline for the whole exchange: connect, send, response headers and (capped) body. */
   timeoutMs: number;

@@ -467,7 +467,7 @@ class SmppLink {
     const text = receiptText(pdu);
     const report = receiptToReport({ text, receiptedMessageId: pdu.receipted_message_id, messageState: pdu.message_state });
     if (report) await this.context.onReport(report);
-    else this.logger.info({ ...this.where(), text }, 'SMPP receipt without a final state or an id, ignored');
+    else this.logger.warn({ ...this.where(), text }, 'SMPP receipt without a final state or an id, acknowledged and dropped');
     return 0;
   }
 

@@ -23,6 +23,7 @@ import { measureOpenLoop } from './bench/measure/open-loop.ts';
 import { measureOptOuts } from './bench/measure/opt-outs.ts';
 import { measureSendThroughput } from './bench/measure/send-throughput.ts';
 import { measureSoak } from './bench/measure/soak.ts';
+import { measureStats } from './bench/measure/stats.ts';
 import { parseOptions } from './bench/options.ts';
 import { startDatabase, type BenchDatabase } from './bench/postgres.ts';
 import { describeMachine, formatTable, writeResults } from './bench/report.ts';
@@ -105,6 +106,7 @@ try {
   await attempt('5', 'GET /messages', async () => measureMessageList(bench, await big));
   await attempt('6', 'limits O(1)', async () => measureLimits(bench, await big));
   await attempt('opt-outs', 'send with opt-outs', () => measureOptOuts(bench));
+  await attempt('stats', 'GET /stats', () => measureStats(bench, adminToken));
   await attempt('7', '10-minute open loop', () => measureSoak(bench, rate));
   await attempt('totals', 'totals', () => checkTotals(bench));
 

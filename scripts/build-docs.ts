@@ -5,9 +5,15 @@
  *   `remove-x-internal` drops every operation marked `x-internal: true` (the admin API),
  *   `remove-unused-components` drops the schemas, parameters and security schemes only those
  *   operations used, and `filter-out` drops the Admin tag, which no operation uses any more.
+ *   Every operation carries `x-codeSamples` (curl and TypeScript; scripts/code-samples.ts), made
+ *   from openapi.yaml at build time, so that an operation added later has them too.
  * - docs/public/index.html: `redocly build-docs` of that document, self-contained
  *   (`--inlineBundle`: no CDN, works offline), its prerendered links pointed at Redoc's hash
- *   routes (see hashRoutes).
+ *   routes (see hashRoutes) and the one image Redoc would fetch from a CDN made local (see
+ *   localAssets).
+ *
+ * Both are built on the base URL of openapi.yaml, DOCUMENTED_ORIGIN; app/docs.ts serves them
+ * with the installation's PUBLIC_URL in its place.
  *
  * The output is deterministic (no timestamps), so it is committed: a fresh clone serves /docs
  * without a build step, and test/docs/public-document.test.ts fails when it is stale.
@@ -22,6 +28,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import yaml from 'js-yaml';
+import { DOCUMENTED_ORIGIN } from '../app/docs.ts';
+import { addCodeSamples, type OpenApiDocument } from './code-samples.ts';
 
 export const SOURCE_PATH = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
 export const PUBLIC_DIR = fileURLToPath(new URL('../docs/public/', import.meta.url));
@@ -72,6 +81,36 @@ export function hashRoutes(html: string): string {
   return html.slice(0, start) + html.slice(start, end).replace(/ href="\/([^"]*)"/g, ' href="#/$1"') + html.slice(end);
 }
 
+/** The footer's "API docs by Redocly" logo, which Redoc loads from its CDN once hydrated. */
+const CDN_LOGOS = ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg'];
+/** The attribution as a local image: the word, in the footer's grey, with no request made. */
+const LOCAL_LOGO = `data:image/svg+xml,${encodeURIComponent(
+  "<svg xmlns='http://www.w3.org/2000/svg' width='64' height='16'><text x='0' y='12' font-family='sans-serif' font-size='12' fill='#6b6b7b'>Redocly</text></svg>",
+)}`;
+
+/**
+ * Replaces what the page would load from another host with what it can show offline. A page
+ * without a CDN reference that this knows of means the Redocly page changed: the build fails
+ * rather than let a new one through unseen (test/docs/browser.test.ts checks the requests too).
+ */
+export function localAssets(html: string): string {
+  let local = html;
+  for (const url of CDN_LOGOS) {
+    if (!local.includes(url)) throw new Error(`redocly build-docs wrote a page without ${url}: check which external assets it loads now`);
+    local = local.replaceAll(url, LOCAL_LOGO);
+  }
+  return local;
+}
+
+/** openapi.yaml with its code samples, as the source of the bundle. */
+async function withCodeSamples(path: string): Promise<void> {
+  // CORE_SCHEMA: no YAML timestamps, so that an example date-time stays the string it is.
+  const source = yaml.load(await readFile(SOURCE_PATH, 'utf8'), { schema: yaml.CORE_SCHEMA }) as OpenApiDocument;
+  const base = source.servers?.[0]?.url ?? '';
+  if (!base.startsWith(`${DOCUMENTED_ORIGIN}/`)) throw new Error(`openapi.yaml's servers[0].url must start with ${DOCUMENTED_ORIGIN}/ (app/docs.ts serves PUBLIC_URL in its place), got ${base}`);
+  await writeFile(path, JSON.stringify(addCodeSamples(source), null, 2));
+}
+
 export interface PublicDocs {
   /** The public OpenAPI document. */
   yamlPath: string;
@@ -89,14 +128,16 @@ export async function buildPublicDocs(outDir: string = PUBLIC_DIR): Promise<Publ
     const yamlPath = join(outDir, 'openapi.yaml');
     const htmlPath = join(outDir, 'index.html');
 
-    await redocly(['bundle', SOURCE_PATH, '--config', configPath, '--output', yamlPath]);
+    const sourcePath = join(work, 'openapi.json');
+    await withCodeSamples(sourcePath);
+    await redocly(['bundle', sourcePath, '--config', configPath, '--output', yamlPath]);
     // The public document is held to the same bar as openapi.yaml: zero errors, zero warnings.
     const lint = JSON.parse(await redocly(['lint', yamlPath, '--config', LINT_CONFIG_PATH, '--format', 'json'])) as { totals: { errors: number; warnings: number }; problems: unknown[] };
     if (lint.totals.errors > 0 || lint.totals.warnings > 0) {
       throw new Error(`the public document does not lint clean:\n${JSON.stringify(lint.problems, null, 2)}`);
     }
     await redocly(['build-docs', yamlPath, '--config', configPath, '--inlineBundle', '--title', TITLE, '--output', htmlPath]);
-    await writeFile(htmlPath, hashRoutes(await readFile(htmlPath, 'utf8')));
+    await writeFile(htmlPath, localAssets(hashRoutes(await readFile(htmlPath, 'utf8'))));
     return { yamlPath, htmlPath };
   } finally {
     await rm(work, { recursive: true, force: true });

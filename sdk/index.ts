@@ -27,9 +27,15 @@ export type ApiKey = Schemas['ApiKey'];
 export type ApiKeyWithSecret = Schemas['ApiKeyWithSecret'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
+export type RotatedWebhookEndpoint = Schemas['RotatedWebhookEndpoint'];
+export type WebhookAttempt = Schemas['WebhookAttempt'];
+/** What POST /webhooks/{id}/test answers; a receiver meets it as an event of a type it need not know. */
+export type WebhookTestEvent = Schemas['WebhookTestEvent'];
 export type Account = Schemas['Account'];
 export type Balance = Schemas['Balance'];
 export type Usage = Schemas['Usage'];
+export type BalanceTransaction = Schemas['BalanceTransaction'];
+export type Stats = Schemas['Stats'];
 export type Pagination = Schemas['Pagination'];
 export type InboundMessage = Schemas['InboundMessage'];
 export type OptOut = Schemas['OptOut'];
@@ -102,10 +108,18 @@ export class Dispatch {
 
   readonly account = {
     get: () => this.#data(() => this.client.GET('/account'), true),
+    // A repeat sets the same values again.
+    update: (body: Schemas['UpdateAccountRequest']) => this.#data(() => this.client.PATCH('/account', { body }), true),
   };
 
   readonly balance = {
     get: () => this.#data(() => this.client.GET('/balance'), true),
+    transactions: (query: Query<'listBalanceTransactions'> = {}) => this.#page(() => this.client.GET('/balance/transactions', { params: { query } })),
+    transactionsAll: (query: Query<'listBalanceTransactions'> = {}) => paginate((page) => this.balance.transactions({ ...query, page }), query.page),
+  };
+
+  readonly stats = {
+    get: (query: Query<'getStats'> = {}) => this.#data(() => this.client.GET('/stats', { params: { query } }), true),
   };
 
   readonly usage = {
@@ -132,6 +146,13 @@ export class Dispatch {
       this.#data(() => this.client.POST('/webhooks/create', { body: body as Schemas['CreateWebhookEndpointRequest'] }), false),
     get: (id: string) => this.#data(() => this.client.GET('/webhooks/{id}', { params: { path: { id } } }), true),
     delete: (id: string) => this.#data(() => this.client.DELETE('/webhooks/{id}', { params: { path: { id } } }), true),
+    // A repeat sets the same values again.
+    update: (id: string, body: Schemas['UpdateWebhookEndpointRequest']) => this.#data(() => this.client.PATCH('/webhooks/{id}', { params: { path: { id } }, body }), true),
+    listAttempts: (id: string, query: Query<'listWebhookAttempts'> = {}) => this.#page(() => this.client.GET('/webhooks/{id}/attempts', { params: { path: { id }, query } })),
+    // Not retried after a 5xx: a repeat would send a second test event, and a second rotation would end the first secret.
+    sendTest: (id: string) => this.#data(() => this.client.POST('/webhooks/{id}/test', { params: { path: { id } } }), false),
+    rotateSecret: (id: string, body: WithDefaults<Schemas['RotateWebhookSecretRequest'], 'expires_in_seconds'> = {}) =>
+      this.#data(() => this.client.POST('/webhooks/{id}/rotate-secret', { params: { path: { id } }, body: body as Schemas['RotateWebhookSecretRequest'] }), false),
   };
 
   readonly events = {

@@ -19,10 +19,12 @@ export type MessageStatusEvent = Schemas['Event'];
 export type InboundMessageEvent = Schemas['InboundMessageEvent'];
 /** `recipient.opted_out`, `recipient.opted_in`: `data` is the opt-out. */
 export type OptOutEvent = Schemas['OptOutEvent'];
+/** `balance.low`: `data` is the balance that fell below the account's threshold. */
+export type LowBalanceEvent = Schemas['LowBalanceEvent'];
 /** One member per type (the schemas group several types), so that a check of `type` narrows `data`. */
 type OnePerType<E extends { type: string }> = E extends unknown ? { [T in E['type']]: Omit<E, 'type'> & { type: T } }[E['type']] : never;
 /** The events this SDK knows, told apart by `type`. */
-export type KnownEvent = OnePerType<MessageStatusEvent | InboundMessageEvent | OptOutEvent>;
+export type KnownEvent = OnePerType<MessageStatusEvent | InboundMessageEvent | OptOutEvent | LowBalanceEvent>;
 export type KnownEventType = KnownEvent['type'];
 
 /**
@@ -48,6 +50,7 @@ const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set<KnownEventType>(
     'message.received': true,
     'recipient.opted_out': true,
     'recipient.opted_in': true,
+    'balance.low': true,
   } satisfies Record<KnownEventType, true>) as KnownEventType[],
 );
 

@@ -1,8 +1,8 @@
-// dispatch accounts create|get|credit (admin API).
-import { Command } from 'commander';
-import type { Account, Balance } from '../admin-client.ts';
-import { adminOptions, number, run } from '../context.ts';
-import { fields, money } from '../output.ts';
+// dispatch accounts create|get|list|credit|suspend|close|reactivate (admin API).
+import { Command, Option } from 'commander';
+import type { Account, AccountStatusAction, AdminPage, Balance } from '../admin-client.ts';
+import { adminOptions, number, positiveInteger, run } from '../context.ts';
+import { fields, money, table } from '../output.ts';
 
 export const showAccount = (account: Account) =>
   fields([
@@ -19,8 +19,22 @@ export const showAccount = (account: Account) =>
 
 export const showBalance = (balance: Balance) => fields([['Balance', money(balance.balance, balance.currency)], ['As of', balance.as_of]]);
 
+const showAccountPage = (page: AdminPage<Account>) => {
+  if (page.data.length === 0) return page.pagination.total === 0 ? 'No accounts.' : `No accounts on page ${page.pagination.page} (${page.pagination.total} in all).`;
+  const rows = page.data.map((account) => [account.id, account.name, account.email, account.status, money(account.balance, account.currency), account.created_at]);
+  return `${table(['ID', 'Name', 'Email', 'Status', 'Balance', 'Created'], rows)}\nPage ${page.pagination.page} of ${page.pagination.pages} (${page.pagination.total} in all)`;
+};
+
+const STATUSES = ['active', 'suspended', 'closed'] as const;
+
+const STATUS_ACTIONS: [AccountStatusAction, string][] = [
+  ['suspend', 'Suspend an active account: its keys answer 403 and its pending messages wait until it is reactivated'],
+  ['close', 'Close an active or suspended account, for good (it cannot be reactivated)'],
+  ['reactivate', 'Reactivate a suspended account: its keys work again and its pending messages go out'],
+];
+
 export function accountsCommand(): Command {
-  const accounts = new Command('accounts').description('Create, read and credit customer accounts (admin)');
+  const accounts = new Command('accounts').description('Create, list, credit, suspend, close and reactivate customer accounts (admin)');
 
   adminOptions(
     accounts
@@ -58,6 +72,23 @@ export function accountsCommand(): Command {
 
   adminOptions(
     accounts
+      .command('list')
+      .description('List accounts, newest first (--json prints {data, pagination})')
+      .option('--q <text>', 'only accounts whose email or name contains this text, ignoring case')
+      .option('--email <email>', 'only the account with this email, ignoring case')
+      .addOption(new Option('--status <status>', 'only accounts in this status').choices(STATUSES))
+      .option('--page <n>', 'page number (default 1)', positiveInteger)
+      .option('--limit <n>', 'accounts per page, 1 to 100 (default 50)', positiveInteger),
+  ).action((options: { q?: string; email?: string; status?: Account['status']; page?: number; limit?: number }, command: Command) =>
+    run(command, async ({ admin, out }) => {
+      const { q, email, status, page: number, limit } = options;
+      const page = await (await admin()).listAccounts({ q, email, status, page: number, limit });
+      out.result(page, () => showAccountPage(page));
+    }),
+  );
+
+  adminOptions(
+    accounts
       .command('credit')
       .description("Add credit to an account's balance (a ledger entry)")
       .argument('<account-id>', 'acct_...')
@@ -69,6 +100,21 @@ export function accountsCommand(): Command {
       out.result(balance, () => showBalance(balance));
     }),
   );
+
+  for (const [action, description] of STATUS_ACTIONS) {
+    adminOptions(
+      accounts
+        .command(action)
+        .description(description)
+        .argument('<account-id>', 'acct_...')
+        .requiredOption('--reason <text>', 'why, kept in the audit log'),
+    ).action((id: string, options: { reason: string }, command: Command) =>
+      run(command, async ({ admin, out }) => {
+        const account = await (await admin()).accountStatus(id, action, options.reason);
+        out.result(account, () => showAccount(account));
+      }),
+    );
+  }
 
   return accounts;
 }

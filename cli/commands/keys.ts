@@ -1,8 +1,10 @@
-// dispatch keys create (admin API: a key for any account, e.g. a new customer's first key).
-import { Command } from 'commander';
-import type { ApiKeyWithSecret } from '../admin-client.ts';
-import { adminOptions, integer, list, positiveInteger, run, timestamp } from '../context.ts';
-import { fields } from '../output.ts';
+// dispatch keys create (admin API: a key for any account, e.g. a new customer's first key), keys
+// list (your keys with an API key, or an account's with --account and the admin token) and keys
+// revoke (customer API: the admin API has no revocation).
+import { Command, Option } from 'commander';
+import type { ApiKey, ApiKeyWithSecret } from '../admin-client.ts';
+import { adminOptions, customerOptions, integer, list, positiveInteger, run, timestamp } from '../context.ts';
+import { fields, table } from '../output.ts';
 
 export const showKey = (key: ApiKeyWithSecret) =>
   fields([
@@ -18,6 +20,14 @@ export const showKey = (key: ApiKeyWithSecret) =>
     ['Created', key.created_at],
   ]);
 
+const keyTable = (keys: ApiKey[]) =>
+  keys.length === 0
+    ? 'No API keys.'
+    : table(
+        ['ID', 'Name', 'Key', 'Active', 'Permissions', 'Last used', 'Created'],
+        keys.map((key) => [key.id, key.name, key.key_hint, key.is_active, key.permissions.join(', '), key.last_used_at, key.created_at]),
+      );
+
 interface CreateOptions {
   name: string;
   permissions?: string[];
@@ -29,7 +39,7 @@ interface CreateOptions {
 }
 
 export function keysCommand(): Command {
-  const keys = new Command('keys').description('Create API keys for accounts (admin)');
+  const keys = new Command('keys').description('Create API keys for accounts (admin), list and revoke keys');
 
   adminOptions(
     keys
@@ -56,6 +66,28 @@ export function keysCommand(): Command {
       });
       out.result(key, () => showKey(key));
       out.note('Store this key now: it is shown only once and cannot be retrieved later.');
+    }),
+  );
+
+  adminOptions(
+    keys
+      .command('list')
+      .description("List your account's API keys (API key), or an account's with --account (admin); never the keys themselves")
+      .option('--account <account-id>', "list this account's keys (admin)")
+      .addOption(new Option('--api-key <key>', 'an API key, ds_live_... [env: DISPATCH_API_KEY]').helpGroup('Connection options:')),
+  ).action((options: { account?: string }, command: Command) =>
+    run(command, async ({ admin, sdk, out }) => {
+      const listed = options.account === undefined ? await (await sdk()).apiKeys.list() : await (await admin()).listAccountApiKeys(options.account);
+      out.result(listed, () => keyTable(listed.data));
+    }),
+  );
+
+  customerOptions(
+    keys.command('revoke').description('Revoke one of your API keys (API key): it stops working at once; it stays listed, inactive').argument('<key-id>', 'key_...'),
+  ).action((id: string, _options: object, command: Command) =>
+    run(command, async ({ sdk, out }) => {
+      const revoked = await (await sdk()).apiKeys.revoke(id);
+      out.result(revoked, () => `Revoked ${revoked.id}.`);
     }),
   );
 

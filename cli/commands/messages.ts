@@ -1,8 +1,9 @@
 // dispatch send, dispatch messages get|list (customer API, through the SDK).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, Option } from 'commander';
-import type { Message, Page } from '../../sdk/index.ts';
+import type { Dispatch, Message, Page } from '../../sdk/index.ts';
 import { customerOptions, pageFlags, pageQuery, type PageOptions, positiveInteger, run, timestamp } from '../context.ts';
-import { fields, money, table } from '../output.ts';
+import { EXIT, type ExitCode, exitCodeFor, fields, money, type Output, table, UsageError } from '../output.ts';
 
 const STATUSES = ['pending', 'sent', 'delivered', 'failed', 'undelivered'] as const;
 
@@ -44,6 +45,39 @@ interface SendOptions {
   reference?: string;
   routeId?: number;
   idempotencyKey?: string;
+  wait?: boolean;
+  timeout: number;
+}
+
+/**
+ * The states a message never leaves. `sent` is not one of them: the upstream took the message
+ * and its carrier's delivery report may still come, and the API does not tell a customer
+ * whether its route reports deliveries. So `--wait` waits past `sent` until --timeout.
+ */
+const FINAL_STATES: readonly Message['status'][] = ['delivered', 'undelivered', 'failed'];
+const WAIT_POLL_MS = 500;
+const DEFAULT_WAIT_SECONDS = 60;
+
+/** Polls the message until it is final or `timeoutSeconds` have passed; answers the last state read. */
+async function waitForFinalState(client: Dispatch, message: Message, timeoutSeconds: number, out: Output): Promise<Message> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  let current = message;
+  while (!FINAL_STATES.includes(current.status) && Date.now() < deadline) {
+    await sleep(Math.min(WAIT_POLL_MS, deadline - Date.now()));
+    try {
+      current = await client.messages.get(current.id);
+    } catch (error) {
+      // The message was accepted: a passing outage is waited out, a refusal (a revoked key) is not.
+      if (exitCodeFor(error) !== EXIT.unavailable) throw error;
+      out.warn(`${error instanceof Error ? error.message : String(error)}; retrying`);
+    }
+  }
+  return current;
+}
+
+function outcomeCode(message: Message): ExitCode {
+  if (message.status === 'delivered') return EXIT.ok;
+  return FINAL_STATES.includes(message.status) ? EXIT.notDelivered : EXIT.timedOut;
 }
 
 export function sendCommand(): Command {
@@ -55,10 +89,14 @@ export function sendCommand(): Command {
       .requiredOption('--body <text>', 'message text, up to 1,600 characters')
       .option('--reference <text>', 'your correlation reference, echoed in events')
       .option('--route-id <id>', 'send through this route only', positiveInteger)
-      .option('--idempotency-key <key>', 'retrying with the same key never sends twice (default: a new UUID)'),
+      .option('--idempotency-key <key>', 'retrying with the same key never sends twice (default: a new UUID)')
+      .option('--wait', 'wait for a final state (delivered, undelivered, failed) and exit with it: 0 delivered, 5 failed or undelivered, 6 none within --timeout')
+      .option('--timeout <seconds>', 'with --wait: how long to wait', positiveInteger, DEFAULT_WAIT_SECONDS),
   ).action((options: SendOptions, command: Command) =>
     run(command, async ({ sdk, out }) => {
-      const message = await (await sdk()).messages.send(
+      if (!options.wait && command.getOptionValueSource('timeout') === 'cli') throw new UsageError('--timeout applies only with --wait.');
+      const client = await sdk();
+      const accepted = await client.messages.send(
         {
           to: options.to,
           from: options.from,
@@ -68,7 +106,12 @@ export function sendCommand(): Command {
         },
         { idempotencyKey: options.idempotencyKey },
       );
+      const message = options.wait ? await waitForFinalState(client, accepted, options.timeout, out) : accepted;
       out.result(message, () => showMessage(message));
+      if (!options.wait) return EXIT.ok;
+      const code = outcomeCode(message);
+      if (code === EXIT.timedOut) out.warn(`${message.id} is still ${message.status} after ${options.timeout} s: no final state yet (see dispatch messages get ${message.id})`);
+      return code;
     }),
   );
 }

@@ -1,13 +1,29 @@
+import { listBlocklist } from '../../db/blocklist.ts';
+import { auditedWrite } from '../../domain/audit.ts';
 import { blockNumber, unblockNumber } from '../../domain/blocklist.ts';
-import { deleted, toBlocklistEntry } from '../representations.ts';
+import { deleted, toBlocklistEntry, toPagination } from '../representations.ts';
 import type { AdminHandler } from '../types.ts';
 
-export const adminCreateBlocklistEntry: AdminHandler<'adminCreateBlocklistEntry'> = async ({ body }, { services }) => ({
-  status: 201,
-  data: toBlocklistEntry(await blockNumber(services.db, body)),
-});
+export const adminCreateBlocklistEntry: AdminHandler<'adminCreateBlocklistEntry'> = async ({ body }, { services }) => {
+  const entry = await auditedWrite(services.db, async (trx) => {
+    const created = await blockNumber(trx, body);
+    const action = { action: 'blocklist.create', target_type: 'blocklist_entry', target_id: created.id, before: null, after: toBlocklistEntry(created), reason: created.reason };
+    return { result: created, entry: action };
+  });
+  return { status: 201, data: toBlocklistEntry(entry) };
+};
 
-export const adminDeleteBlocklistEntry: AdminHandler<'adminDeleteBlocklistEntry'> = async ({ params, query }, { services }) => ({
-  status: 200,
-  data: deleted(await unblockNumber(services.db, params.number, query.account_id), 'blocklist_entry'),
-});
+export const adminDeleteBlocklistEntry: AdminHandler<'adminDeleteBlocklistEntry'> = async ({ params, query }, { services }) => {
+  const removed = await auditedWrite(services.db, async (trx) => {
+    const entry = await unblockNumber(trx, params.number, query.account_id);
+    return { result: entry, entry: { action: 'blocklist.delete', target_type: 'blocklist_entry', target_id: entry.id, before: toBlocklistEntry(entry), after: null } };
+  });
+  return { status: 200, data: deleted(removed.id, 'blocklist_entry') };
+};
+
+export const adminListBlocklist: AdminHandler<'adminListBlocklist'> = async ({ query }, { services }) => {
+  const page = query.page ?? 1;
+  const limit = query.limit ?? 50;
+  const { rows, total } = await listBlocklist(services.db, { number: query.number }, { page, limit });
+  return { status: 200, data: rows.map(toBlocklistEntry), pagination: toPagination(page, limit, total) };
+};

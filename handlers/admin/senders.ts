@@ -1,18 +1,27 @@
+import { findSender, listAllSenders } from '../../db/senders.ts';
+import { auditedWrite } from '../../domain/audit.ts';
 import { reviewSender } from '../../domain/senders.ts';
-import { toSender } from '../representations.ts';
-import type { AdminHandler } from '../types.ts';
+import { toAdminSender, toPagination, toSender } from '../representations.ts';
+import type { AdminHandler, Services } from '../types.ts';
 
-export const adminApproveSender: AdminHandler<'adminApproveSender'> = async ({ params }, { services }) => ({
-  status: 200,
-  data: toSender(await reviewSender(services.db, params.id, 'approve')),
-});
+async function review(services: Services, id: string, decision: 'approve' | 'reject' | 'suspend') {
+  const sender = await auditedWrite(services.db, async (trx) => {
+    const before = await findSender(trx, id);
+    const after = await reviewSender(trx, id, decision);
+    return { result: after, entry: { action: `sender.${decision}`, target_type: 'sender', target_id: id, before: before ? toSender(before) : null, after: toSender(after) } };
+  });
+  return { status: 200 as const, data: toSender(sender) };
+}
 
-export const adminRejectSender: AdminHandler<'adminRejectSender'> = async ({ params }, { services }) => ({
-  status: 200,
-  data: toSender(await reviewSender(services.db, params.id, 'reject')),
-});
+export const adminApproveSender: AdminHandler<'adminApproveSender'> = ({ params }, { services }) => review(services, params.id, 'approve');
 
-export const adminSuspendSender: AdminHandler<'adminSuspendSender'> = async ({ params }, { services }) => ({
-  status: 200,
-  data: toSender(await reviewSender(services.db, params.id, 'suspend')),
-});
+export const adminRejectSender: AdminHandler<'adminRejectSender'> = ({ params }, { services }) => review(services, params.id, 'reject');
+
+export const adminSuspendSender: AdminHandler<'adminSuspendSender'> = ({ params }, { services }) => review(services, params.id, 'suspend');
+
+export const adminListSenders: AdminHandler<'adminListSenders'> = async ({ query }, { services }) => {
+  const page = query.page ?? 1;
+  const limit = query.limit ?? 50;
+  const { rows, total } = await listAllSenders(services.db, { status: query.status, senderId: query.sender_id, accountId: query.account_id }, { page, limit });
+  return { status: 200, data: rows.map(toAdminSender), pagination: toPagination(page, limit, total) };
+};

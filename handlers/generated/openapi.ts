@@ -247,7 +247,21 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the account's settings
+         * @description Requires scope `webhooks:write`: the only setting so far, `low_balance_threshold`,
+         *     decides when the account is sent the `balance.low` event, so it needs the scope that
+         *     decides which events reach the account's endpoints (no scope of v1 is about changing
+         *     the account itself).
+         *
+         *     `low_balance_threshold` (in the account's currency, at most 4 decimal places, or `null`
+         *     to turn the warning off): when a charge takes the balance from at or above it to below
+         *     it, Dispatch emits one `balance.low` event (see `LowBalanceEvent`), in the same
+         *     transaction as the charge. Further charges below it emit nothing; once a credit takes
+         *     the balance back to or above it, the next fall below warns again. Setting a threshold
+         *     above the current balance does not warn by itself. Fields not given stay as they are.
+         */
+        patch: operations["updateAccount"];
         trace?: never;
     };
     "/balance": {
@@ -296,6 +310,74 @@ export interface paths {
          *     `totals.cost` sums their `cost`, in which `failed` messages count 0 after their refund.
          */
         get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List balance transactions
+         * @description Requires scope `balance:read`.
+         *
+         *     Lists every change of the account's balance (its ledger), newest first (`created_at`
+         *     descending, ties broken by `id` descending): `credit` (money added by the operator),
+         *     `debit` (a message's cost, or the difference when a message fails over to a pricier
+         *     route), `refund` (a failed message's cost given back, or the difference when a cheaper
+         *     route carried it) and `adjustment` (an operator's correction). Each carries the balance
+         *     it left; the amounts of the whole ledger add up to the balance. Filters combine with
+         *     AND: `type` and `message_id` match exactly; `created_after` and `created_before` are
+         *     exclusive bounds. Paged as described under Pagination in the introduction.
+         */
+        get: operations["listBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get message statistics
+         * @description Requires scope `sms:read` (the statistics describe the account's messages, which that
+         *     scope already lets a key read one by one).
+         *
+         *     Reports the account's messages created in a time range: their count by current status,
+         *     the delivery rate (`delivered` / (`delivered` + `undelivered` + `failed`), `null` while
+         *     none has reached one of these), failures by error code (`failed` and `undelivered`
+         *     messages by `error.code`), their cost, and the latency from acceptance (`created_at`) to
+         *     `delivered_at` of delivered messages at the 50th and 95th percentiles. Figures come
+         *     from counters kept as messages change, so they are current and cheap at any volume.
+         *
+         *     The range is `from` (inclusive) to `to` (exclusive), default the last 24 hours, at most
+         *     366 days; both are widened to whole UTC hours (the counters' grain) and the answer says
+         *     the range used. `interval` (`hour` or `day`, UTC) splits the figures by period;
+         *     `group_by` (a comma-separated list of `route` and `country`) splits them by the route
+         *     that carried each message (`route_id` `null`: no route has carried it: still pending,
+         *     refused, or failed without a route accepting it) and by destination country (ISO
+         *     3166-1 alpha-2; `null` when unknown). Only groups with messages are listed, in
+         *     ascending order of period, route and country (`null` last).
+         *     Latency is read from log-spaced buckets (50 ms to about 77 minutes, each about 41%
+         *     wider than the last) and interpolated within its bucket.
+         */
+        get: operations["getStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -578,6 +660,120 @@ export interface paths {
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Requires scope `webhooks:write`.
+         *
+         *     Changes any of `url`, `events`, `description` and `is_active` of an endpoint of the
+         *     account; fields left out keep their value, and at least one must be given. The answer
+         *     is the endpoint as changed, without its signing secret.
+         *
+         *     - `url` is checked as on creation: a URL whose host resolves to a loopback, private or
+         *       link-local address answers 400 `parameter_invalid` (`param` `url`) unless the operator
+         *       allows private URLs. Deliveries not yet made go to the new URL.
+         *     - `events` replaces the subscription; it applies to events emitted from then on.
+         *     - `is_active` `true` enables the endpoint as the operator's enable does: `failure_count`
+         *       returns to 0 and `disabled_at` to `null`, also when it was already active; events
+         *       abandoned while it was disabled are not replayed. `false` disables it: `disabled_at`
+         *       is set and its pending deliveries are abandoned.
+         *
+         *     An id of another account, one that does not exist, or one of a deleted endpoint answers
+         *     404 `resource_not_found`, and a refused request changes nothing.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhooks/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delivery attempts of a webhook endpoint
+         * @description Requires scope `webhooks:read`.
+         *
+         *     Lists the delivery attempts made to an endpoint of the account, newest first
+         *     (`created_at` descending, ties broken by `id` descending), paged as described under
+         *     Pagination in the introduction, optionally only those of one event (`event_id`) or of
+         *     one outcome (`succeeded`). Each attempt records the event, its 1-based number for that
+         *     event, the outcome, the HTTP status received (`null` when none arrived), the error
+         *     (`null` on success) and the duration. Attempts are kept as long as their event (30
+         *     days). An id of another account, one that does not exist, or one of a deleted endpoint
+         *     answers 404 `resource_not_found`.
+         */
+        get: operations["listWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description Requires scope `webhooks:write`.
+         *
+         *     Records an event of type `webhook.test` (see `WebhookTestEvent`) and delivers it to this
+         *     endpoint alone, whatever event types it subscribed to, exactly as other events are
+         *     delivered: signed with `Dispatch-Signature`, retried on failure, and listed by
+         *     `GET /webhooks/{id}/attempts`. Answers `202` with the event at once; the delivery
+         *     follows. Its outcome counts in `failure_count` as any delivery's does. `GET /events`
+         *     lists test events only when `type` is `webhook.test`.
+         *
+         *     The request takes no body. A disabled endpoint (`is_active` `false`) answers 409
+         *     `invalid_state_transition`: enable it first. An id of another account, one that does
+         *     not exist, or one of a deleted endpoint answers 404 `resource_not_found`.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret of a webhook endpoint
+         * @description Requires scope `webhooks:write`.
+         *
+         *     Replaces the endpoint's signing secret with a new one, answered in `signing_secret` this
+         *     once and never again (as on creation). For `expires_in_seconds` (default 86,400, one
+         *     day; at most 604,800, one week) the replaced secret stays valid: every delivery made
+         *     meanwhile carries two `v1` signatures,
+         *     `Dispatch-Signature: t=<t>,v1=<with the new secret>,v1=<with the old secret>`, as
+         *     Stripe does, so a receiver verifies with either secret while it switches. Afterwards
+         *     deliveries carry the new one only. `0` ends the old secret at once.
+         *     `previous_secret_expires_at` says until when the old secret is signed with (`null` for
+         *     `0`). Rotating again during a grace period ends it: only the secret just replaced stays
+         *     valid.
+         *
+         *     An id of another account, one that does not exist, or one of a deleted endpoint answers
+         *     404 `resource_not_found`, and nothing changes.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -600,8 +796,8 @@ export interface paths {
          *     Event types grow within v1. So that a client generated from an earlier version of this
          *     document never reads a `type` its enum lacks, a list without `type` holds only the
          *     message status events (`message.sent`, `message.delivered`, `message.failed`); the
-         *     newer types (`message.received`, `recipient.opted_out`, `recipient.opted_in`) are
-         *     listed when `type` names one of them or is `*` (every type). Each type has its own
+         *     newer types (`message.received`, `recipient.opted_out`, `recipient.opted_in`,
+         *     `balance.low`) are listed when `type` names one of them or is `*` (every type). Each type has its own
          *     `data` (see `OptOutEvent`).
          */
         get: operations["listEvents"];
@@ -768,6 +964,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get message statistics of every account
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     The figures of `GET /stats` over every account's messages, or one account's with
+         *     `account_id` (an unknown account has no messages). `group_by` may also name `account`.
+         *     Costs add amounts as each account is billed, in its own currency: `currency` is the
+         *     one currency when every counted account has it, else `null` (group by `account` to
+         *     read them apart).
+         */
+        get: operations["adminGetStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/accounts": {
         parameters: {
             query?: never;
@@ -775,7 +998,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List accounts
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Lists every account, newest first (`created_at` descending, ties broken by `id`
+         *     descending), whatever its status, paged as described under Pagination in the
+         *     introduction. `q` keeps accounts whose email or name contains it, compared
+         *     case-insensitively (`%` and `_` match themselves); `email` keeps the account with that
+         *     exact email, compared case-insensitively; `status` keeps accounts in that status.
+         *     Filters combine; none matching lists nothing.
+         */
+        get: operations["adminListAccounts"];
         put?: never;
         /**
          * Create an account
@@ -819,6 +1054,155 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/accounts/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend an account
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Moves an `active` account to `suspended`. From then on, within a second on every
+         *     Dispatch process, every key of the account answers 403 `forbidden` (`details.reason`
+         *     `account_inactive`), and its messages still `pending` are held back, not submitted:
+         *     they go out if the account is reactivated within their send window (15 minutes from
+         *     acceptance), and fail with `provider_unavailable`, refunded, after it. Messages already
+         *     submitted proceed. From `suspended` or `closed`, 409 `invalid_state_transition`.
+         *
+         *     `reason` (required, not blank, else 400 `parameter_invalid`) is kept in the audit log
+         *     (`GET /admin/audit-log`) with the account before and after. An unknown id answers 404
+         *     `resource_not_found`. The transitions:
+         *
+         *     | From | suspend | close | reactivate |
+         *     |---|---|---|---|
+         *     | `active` | `suspended` | `closed` | 409 |
+         *     | `suspended` | 409 | `closed` | `active` |
+         *     | `closed` | 409 | 409 | 409 |
+         */
+        post: operations["adminSuspendAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/accounts/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close an account
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Moves an `active` or `suspended` account to `closed`, for good: a closed account cannot
+         *     be reactivated. Its keys and pending messages are held back as under
+         *     `adminSuspendAccount`. Closing a closed account answers 409
+         *     `invalid_state_transition`. The account and its history stay readable to the
+         *     operator.
+         *
+         *     `reason` (required, not blank, else 400 `parameter_invalid`) is kept in the audit log
+         *     (`GET /admin/audit-log`) with the account before and after. An unknown id answers 404
+         *     `resource_not_found`. The transitions:
+         *
+         *     | From | suspend | close | reactivate |
+         *     |---|---|---|---|
+         *     | `active` | `suspended` | `closed` | 409 |
+         *     | `suspended` | 409 | `closed` | `active` |
+         *     | `closed` | 409 | 409 | 409 |
+         */
+        post: operations["adminCloseAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/accounts/{id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate an account
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Moves a `suspended` account back to `active`: its keys work again within a second on
+         *     every Dispatch process, and its pending messages still within their send window go out.
+         *     From `active`, or from `closed` (closing is final), 409 `invalid_state_transition`.
+         *
+         *     `reason` (required, not blank, else 400 `parameter_invalid`) is kept in the audit log
+         *     (`GET /admin/audit-log`) with the account before and after. An unknown id answers 404
+         *     `resource_not_found`. The transitions:
+         *
+         *     | From | suspend | close | reactivate |
+         *     |---|---|---|---|
+         *     | `active` | `suspended` | `closed` | 409 |
+         *     | `suspended` | 409 | `closed` | `active` |
+         *     | `closed` | 409 | 409 | 409 |
+         */
+        post: operations["adminReactivateAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the admin audit log
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Every write through the admin API leaves one entry, recorded in the same transaction as
+         *     the write (a write that fails leaves none): what was done (`action`, an open set such
+         *     as `account.create`, `account.credit`, `account.suspend`, `account.close`,
+         *     `account.reactivate`, `api_key.create`, `route.create`, `route.update`,
+         *     `route.assign`, `route.unassign`, `sender.approve`, `sender.reject`,
+         *     `sender.suspend`, `blocklist.create`, `blocklist.delete`, `webhook_endpoint.enable`,
+         *     `inbound_message.simulate`), to what (`target_type`, `target_id`; route assignments
+         *     are recorded against their account), the target before and after as the admin API
+         *     shows it (`null` for a target that did not exist or no longer does; secrets such as a
+         *     key's `plain_key` or a route's inbound URL are never kept) and the operator's `reason`
+         *     where the operation takes one (a credit's `description`, a blocklist entry's
+         *     `reason`).
+         *
+         *     Newest first (`created_at` descending, ties broken by `id` descending), paged as
+         *     described under Pagination in the introduction. `action`, `target_type`, `target_id`,
+         *     `created_after` and `created_before` (both exclusive) narrow the list;
+         *     `created_before` not later than `created_after` answers 400 `parameter_invalid`.
+         */
+        get: operations["adminListAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/accounts/{id}/credit": {
         parameters: {
             query?: never;
@@ -852,7 +1236,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List an account's API keys
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Lists every API key of the account as `GET /api-keys` does for the account itself:
+         *     newest first, in a list wrapper without pagination, revoked keys included with
+         *     `is_active` `false`. Keys are never shown in full: `key_hint` identifies them. An
+         *     unknown account answers 404 `resource_not_found`.
+         */
+        get: operations["adminListAccountApiKeys"];
         put?: never;
         /**
          * Create an API key for an account
@@ -1132,7 +1526,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the blocklist
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Lists the blocklist, newest first (`created_at` descending, ties broken by `id`
+         *     descending), paged like the customer lists: entries for every account (`account_id`
+         *     `null`) and for one account. `number` narrows the list to that number's entries.
+         */
+        get: operations["adminListBlocklist"];
         put?: never;
         /**
          * Block a number
@@ -1286,6 +1689,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/senders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every account's senders
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Lists the sender IDs of every account, newest first (`created_at` descending, ties
+         *     broken by `id` descending), each with its `account_id`, paged like the customer lists.
+         *     Filters combine with AND: `status` matches exactly, `sender_id` matches the sender's
+         *     text ignoring case (`acmeship` finds `AcmeShip`), `account_id` narrows to one account
+         *     (an unknown account lists nothing). This is how an operator finds the `snd_...` id of a
+         *     sender known only by its text.
+         */
+        get: operations["adminListSenders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/accounts/{id}/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the routes assigned to an account
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Lists every route assigned to the account, active or not, in the order they are tried
+         *     (ascending `priority`), in a list wrapper without pagination. Each is the route with its
+         *     assignment's `priority` and `assigned_at`. An inactive route stays listed but is never
+         *     tried. An unknown account answers 404 `resource_not_found`.
+         */
+        get: operations["adminListAccountRoutes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/accounts/{id}/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an account's ledger
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Lists every change of the account's balance, newest first (`created_at` descending,
+         *     ties broken by `id` descending), paged like the customer lists: credits, debits for
+         *     messages, refunds and adjustments, each with the balance it left. The amounts of the
+         *     whole ledger add up to the balance. An unknown account answers 404 `resource_not_found`.
+         */
+        get: operations["adminListAccountLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every account's messages
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Lists outbound messages across accounts, newest first (`created_at` descending, ties
+         *     broken by `id` descending), each with its `account_id`, paged like the customer lists.
+         *     Takes the filters of `GET /messages` plus `account_id`, `route_id` (the route that took
+         *     the message, or last tried it) and `error_code` (the code of `error`, such as
+         *     `provider_unavailable`); they combine with AND. An unknown account or route lists
+         *     nothing.
+         */
+        get: operations["adminListMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/messages/{id}/story": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a message's story
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     Everything that happened to one message of any account, in time order (`at`
+         *     ascending), to answer "what happened to this SMS": each `entries` item has a `kind`:
+         *
+         *     | `kind` | What |
+         *     |---|---|
+         *     | `status` | the message entered `status` (`pending` when accepted, then `sent`, `delivered`, `failed` or `undelivered`), from its timestamps |
+         *     | `attempt` | one submission to an upstream route and its outcome (`accepted`, `retryable`, `rejected`, `unknown`, or `submitting` while unanswered) |
+         *     | `event` | an event recorded about the message (`message.sent`, ...), delivered to webhook endpoints |
+         *     | `webhook_delivery` | one attempt to deliver such an event to an endpoint, with its outcome |
+         *     | `ledger` | a change of the account's balance for the message (its debit, a refund) |
+         *
+         *     Entries recorded at the same instant keep that order of kinds. The set of kinds may
+         *     grow: clients must skip a `kind` they do not know. An unknown message answers 404
+         *     `resource_not_found`.
+         */
+        get: operations["adminGetMessageStory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1388,7 +1935,11 @@ export interface components {
          */
         Timestamp: string;
         /**
-         * @description Why a message failed or was not delivered; `null` otherwise. Values of `code`:
+         * @description Why a message failed or was not delivered. A `pending` message that an upstream refused
+         *     for now, and that Dispatch keeps offering (for up to 15 minutes), carries the last such
+         *     error (`type` `provider_error`, `code` such as `provider_unavailable`, and its `message`) while it
+         *     retries; it is `null` again once the message is `sent`. `null` otherwise. Values of `code`
+         *     on a `failed` or `undelivered` message:
          *
          *     | `type` | `code` | When |
          *     |---|---|---|
@@ -1656,8 +2207,8 @@ export interface components {
              * @description The event types delivered; `*` means every type. The newer values appear only on
              *     endpoints created with them (a v1 client that never names them never reads them).
              */
-            events: ("*" | "message.sent" | "message.delivered" | "message.failed" | "message.received" | "recipient.opted_out" | "recipient.opted_in")[];
-            /** @description `false` once disabled after 25 consecutive failed deliveries. */
+            events: ("*" | "message.sent" | "message.delivered" | "message.failed" | "message.received" | "recipient.opted_out" | "recipient.opted_in" | "balance.low")[];
+            /** @description `false` once disabled after 25 consecutive failed deliveries, or by `PATCH /webhooks/{id}`. */
             is_active: boolean;
             /** @description Consecutive failed deliveries; reset by a successful one. */
             failure_count: number;
@@ -1677,6 +2228,14 @@ export interface components {
              */
             signing_secret: string;
         };
+        /** @description A webhook endpoint with its new signing secret, shown this once, and until when the replaced one is still signed with. */
+        RotatedWebhookEndpoint: components["schemas"]["WebhookEndpointWithSecret"] & {
+            /**
+             * Format: date-time
+             * @description Until when deliveries also carry a signature with the replaced secret; `null` when it ended at once.
+             */
+            previous_secret_expires_at: string | null;
+        };
         WebhookEndpointList: {
             /** @enum {string} */
             object: "list";
@@ -1689,8 +2248,8 @@ export interface components {
          *     emitted, including `reference`.
          *
          *     Event types are an open set: new types are added within v1 (so far
-         *     `message.received`, `recipient.opted_out` and `recipient.opted_in`, each with its own
-         *     schema and `data`). Webhook endpoints subscribed to `*` receive them; a receiver must
+         *     `message.received`, `recipient.opted_out`, `recipient.opted_in` and `balance.low`, each
+         *     with its own schema and `data`). Webhook endpoints subscribed to `*` receive them; a receiver must
          *     answer 2xx to, and may ignore, any `type` it does not know. `GET /events` lists them
          *     only when asked for (see there), so the three message types of this schema are all a
          *     v1 client reads there.
@@ -1760,6 +2319,27 @@ export interface components {
             type: "message.received";
             created_at: components["schemas"]["Timestamp"];
             data: components["schemas"]["InboundMessage"];
+        };
+        /**
+         * @description A test event, sent to one webhook endpoint when its account asks
+         *     (`POST /webhooks/{id}/test`), whatever the endpoint subscribed to, and delivered and
+         *     signed like any event. `GET /events` lists it only when asked for with
+         *     `type=webhook.test`. Receivers may answer 2xx and otherwise ignore it.
+         */
+        WebhookTestEvent: {
+            /** @description Receivers dedupe deliveries on this id. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "webhook.test";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                /** @enum {string} */
+                object: "webhook_test";
+                /** @description The endpoint the test was sent to. */
+                endpoint_id: string;
+            };
         };
         CreateOptOutsRequest: {
             /** @description 1 to 10,000 numbers in E.164. A number that is not one fails alone, in `results`. */
@@ -1875,6 +2455,8 @@ export interface components {
             balance: number;
             /** @description ISO 4217 code, fixed at account creation. */
             currency: string;
+            /** @description The balance under which the account is sent `balance.low` (see `PATCH /account`); `null` never. */
+            low_balance_threshold?: number | null;
             created_at: components["schemas"]["Timestamp"];
         };
         Balance: {
@@ -1917,6 +2499,95 @@ export interface components {
                 failed: number;
                 undelivered: number;
             };
+        };
+        UpdateAccountRequest: {
+            /** @description Warn (event `balance.low`) when the balance falls below this amount; `null` never warns. */
+            low_balance_threshold?: number | null;
+        };
+        /** @description The balance that fell below the account's threshold, as the charge left it. */
+        LowBalanceAlert: {
+            account_id: string;
+            /** @description The balance just after the charge that took it below `threshold`. */
+            balance: number;
+            /** @description The account's `low_balance_threshold` at that moment. */
+            threshold: number;
+            currency: string;
+        };
+        /**
+         * @description The account's balance fell below its `low_balance_threshold` (see `PATCH /account`),
+         *     as listed by `GET /events?type=balance.low` and as POSTed to webhook endpoints
+         *     subscribed to `balance.low` or to `*`. Emitted once per fall: further charges below the
+         *     threshold emit nothing until a credit takes the balance back to or above it.
+         */
+        LowBalanceEvent: {
+            /** @description Receivers dedupe deliveries on this id. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @enum {string} */
+            type: "balance.low";
+            created_at: components["schemas"]["Timestamp"];
+            data: components["schemas"]["LowBalanceAlert"];
+        };
+        /** @description The figures of a set of messages (a group, or the whole range). */
+        StatsFigures: {
+            messages: number;
+            by_status: {
+                pending: number;
+                sent: number;
+                delivered: number;
+                failed: number;
+                undelivered: number;
+            };
+            /** @description `delivered` / (`delivered` + `undelivered` + `failed`), to 4 decimal places; `null` when that is 0. */
+            delivery_rate: number | null;
+            /** @description `failed` and `undelivered` messages by `error.code`, most frequent first. */
+            failures: {
+                code: string;
+                count: number;
+            }[];
+            /** @description The messages' cost (a failed message counts 0 after its refund). */
+            cost: number;
+            /** @description Acceptance to delivery of the delivered messages, in milliseconds; `null` when none was delivered. */
+            latency_ms: {
+                p50: number | null;
+                p95: number | null;
+            };
+        };
+        /**
+         * @description The figures of one group; it names only the keys the request grouped by: `period_start`
+         *     with `interval`, `route_id` (`null`: no route carried it), `country` (`null`: unknown) and
+         *     `account_id` (admin).
+         */
+        StatsGroup: {
+            period_start?: components["schemas"]["Timestamp"];
+            account_id?: string;
+            route_id?: number | null;
+            country?: string | null;
+        } & components["schemas"]["StatsFigures"];
+        /** @description Message statistics of a time range, as `GET /stats` reports them. */
+        Stats: {
+            /** @enum {string} */
+            object: "stats";
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            /**
+             * @description The request's `interval`; `null` when none was given.
+             * @enum {string|null}
+             */
+            interval: "hour" | "day" | null;
+            group_by: ("account" | "route" | "country")[];
+            currency: string | null;
+            totals: components["schemas"]["StatsFigures"];
+            /** @description One item per group that has messages; empty when neither `interval` nor `group_by` is given. */
+            groups: components["schemas"]["StatsGroup"][];
+        };
+        /** @description Message statistics. */
+        StatsEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Stats"];
+            meta: components["schemas"]["Meta"];
         };
         DeletedResult: {
             /** @description The id of what was deleted (for a route assignment, the route id). */
@@ -1988,7 +2659,7 @@ export interface components {
             reason: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
-        /** @description One delivery attempt of an event to a webhook endpoint (admin). */
+        /** @description One delivery attempt of an event to a webhook endpoint. */
         WebhookAttempt: {
             id: string;
             /** @enum {string} */
@@ -2097,6 +2768,29 @@ export interface components {
              */
             expires_at?: string | null;
         };
+        /**
+         * @description Any of these fields, at least one (an empty object answers 400 `parameter_invalid`,
+         *     once the endpoint is known to exist); fields left out keep their value.
+         */
+        UpdateWebhookEndpointRequest: {
+            /**
+             * Format: uri
+             * @description Where to POST events, checked as on creation.
+             */
+            url?: string;
+            description?: string | null;
+            /** @description The event types to deliver from now on; `*` means every type, including types added later. */
+            events?: ("*" | "message.sent" | "message.delivered" | "message.failed" | "message.received" | "recipient.opted_out" | "recipient.opted_in" | "balance.low")[];
+            /** @description `true` enables the endpoint (`failure_count` reset to 0), `false` disables it. */
+            is_active?: boolean;
+        };
+        RotateWebhookSecretRequest: {
+            /**
+             * @description How long the replaced secret stays valid, in seconds; `0` ends it at once.
+             * @default 86400
+             */
+            expires_in_seconds: number;
+        };
         CreateWebhookEndpointRequest: {
             /**
              * Format: uri
@@ -2112,7 +2806,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "message.sent" | "message.delivered" | "message.failed" | "message.received" | "recipient.opted_out" | "recipient.opted_in")[];
+            events: ("*" | "message.sent" | "message.delivered" | "message.failed" | "message.received" | "recipient.opted_out" | "recipient.opted_in" | "balance.low")[];
         };
         AdminCreateAccountRequest: {
             /**
@@ -2137,6 +2831,10 @@ export interface components {
             balance: number;
             /** @default false */
             kyc_verified: boolean;
+        };
+        AdminAccountStatusRequest: {
+            /** @description Why, for the audit log; not blank. */
+            reason: string;
         };
         AdminCreditRequest: {
             /**
@@ -2246,6 +2944,47 @@ export interface components {
             data: components["schemas"]["BulkResult"];
             meta: components["schemas"]["Meta"];
         };
+        /** @description A page of accounts (admin). */
+        AccountPageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Account"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description One write through the admin API. */
+        AuditLogEntry: {
+            id: string;
+            /** @enum {string} */
+            object: "audit_log_entry";
+            /**
+             * @description `<target>.<verb>`, such as `account.suspend` or `route.update`. An open set: new
+             *     admin operations add actions, and clients must tolerate ones they do not know.
+             */
+            action: string;
+            /** @description An open set, such as `account`, `api_key`, `route`, `sender`, `blocklist_entry`, `webhook_endpoint`, `inbound_message`. */
+            target_type: string;
+            target_id: string;
+            /** @description The target as the admin API showed it before the write; `null` when it did not exist. */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The target as the admin API shows it after the write; `null` when the write removed it. */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Why, as the operator said. */
+            reason: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A page of the admin audit log. */
+        AuditLogPageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AuditLogEntry"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
         /** @description An account. */
         AccountEnvelope: {
             /** @enum {boolean} */
@@ -2317,6 +3056,20 @@ export interface components {
             data: components["schemas"]["WebhookEndpointWithSecret"];
             meta: components["schemas"]["Meta"];
         };
+        /** @description A webhook endpoint with its new signing secret. */
+        RotatedWebhookEndpointEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["RotatedWebhookEndpoint"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A test event. */
+        WebhookTestEventEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["WebhookTestEvent"];
+            meta: components["schemas"]["Meta"];
+        };
         /** @description Every webhook endpoint of the account. */
         WebhookEndpointListEnvelope: {
             /** @enum {boolean} */
@@ -2328,7 +3081,7 @@ export interface components {
         EventPageEnvelope: {
             /** @enum {boolean} */
             success: true;
-            data: (components["schemas"]["Event"] | components["schemas"]["OptOutEvent"] | components["schemas"]["InboundMessageEvent"])[];
+            data: (components["schemas"]["Event"] | components["schemas"]["OptOutEvent"] | components["schemas"]["InboundMessageEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["LowBalanceEvent"])[];
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
         };
@@ -2366,6 +3119,151 @@ export interface components {
             success: true;
             data: components["schemas"]["WebhookAttempt"][];
             pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A sender ID with its account (admin). */
+        AdminSender: components["schemas"]["Sender"] & {
+            account_id: string;
+        };
+        /** @description A page of every account's senders (admin). */
+        AdminSenderPageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminSender"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A route assigned to an account, with the assignment's place in the failover order (admin). */
+        AccountRoute: components["schemas"]["Route"] & {
+            /** @description Lower is tried first; unique per account. */
+            priority: number;
+            assigned_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The routes assigned to an account, in failover order (admin). */
+        AccountRouteListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @enum {string} */
+                object: "list";
+                data: components["schemas"]["AccountRoute"][];
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        /**
+         * @description One change of an account's balance, as its ledger records it. The amounts of all of an
+         *     account's transactions add up to its balance.
+         */
+        BalanceTransaction: {
+            id: string;
+            /** @enum {string} */
+            object: "balance_transaction";
+            /**
+             * @description `credit` (money added by the operator), `debit` (a message's cost), `refund` (a
+             *     failed message's cost given back) or `adjustment` (an operator's correction).
+             * @enum {string}
+             */
+            type: "credit" | "debit" | "refund" | "adjustment";
+            /** @description Signed, in the account's currency (positive adds to the balance, negative takes from it). */
+            amount: number;
+            currency: string;
+            /** @description The balance this transaction left. */
+            balance_after: number;
+            /** @description The message the transaction is for (its debit or refund); `null` otherwise. */
+            message_id: string | null;
+            description: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A page of balance transactions. */
+        BalanceTransactionPageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BalanceTransaction"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A page of blocklist entries (admin). */
+        BlocklistEntryPageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BlocklistEntry"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A message with its account (admin). */
+        AdminMessage: components["schemas"]["Message"] & {
+            account_id: string;
+        };
+        /** @description A page of every account's messages (admin). */
+        AdminMessagePageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AdminMessage"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The message entered `status` at `at`. */
+        MessageStoryStatus: {
+            at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            kind: "status";
+            /** @enum {string} */
+            status: "pending" | "sent" | "delivered" | "failed" | "undelivered";
+        };
+        /** @description One submission of the message to an upstream route, and what came of it. */
+        MessageStoryAttempt: {
+            at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            kind: "attempt";
+            /** @description 1-based number of the submission. */
+            attempt: number;
+            route_id: number;
+            /**
+             * @description `accepted` (the upstream took it), `retryable` (refused for now: the next route is
+             *     tried), `rejected` (refused for good), `unknown` (no complete answer: the upstream
+             *     may have it), `submitting` (handed over, no answer recorded yet).
+             * @enum {string}
+             */
+            outcome: "submitting" | "accepted" | "retryable" | "rejected" | "unknown";
+            error_code: string | null;
+            error_message: string | null;
+            duration_ms: number | null;
+        };
+        /** @description An event recorded about the message. */
+        MessageStoryEvent: {
+            at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            kind: "event";
+            event_id: string;
+            /** @description The event's type (an open set, as `GET /events` lists them). */
+            type: string;
+        };
+        /** @description One attempt to deliver an event about the message to a webhook endpoint. */
+        MessageStoryWebhookDelivery: {
+            at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            kind: "webhook_delivery";
+            webhook_attempt: components["schemas"]["WebhookAttempt"];
+        };
+        /** @description A change of the account's balance for the message. */
+        MessageStoryLedger: {
+            at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            kind: "ledger";
+            transaction: components["schemas"]["BalanceTransaction"];
+        };
+        /** @description One message and everything that happened to it, in time order (admin). */
+        MessageStory: {
+            /** @enum {string} */
+            object: "message_story";
+            message: components["schemas"]["AdminMessage"];
+            entries: (components["schemas"]["MessageStoryStatus"] | components["schemas"]["MessageStoryAttempt"] | components["schemas"]["MessageStoryEvent"] | components["schemas"]["MessageStoryWebhookDelivery"] | components["schemas"]["MessageStoryLedger"])[];
+        };
+        /** @description A message's story (admin). */
+        MessageStoryEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["MessageStory"];
             meta: components["schemas"]["Meta"];
         };
     };
@@ -2510,7 +3408,7 @@ export interface components {
          *     |---|---|
          *     | `idempotency_key_in_use` | send: a request with this `Idempotency-Key` is still running; retry after a short pause |
          *     | `conflict` | admin: a duplicate account email, blocklist entry or route name, or a priority already held by another route of the account |
-         *     | `invalid_state_transition` | admin: the resource's state does not allow the action (e.g. rejecting an approved sender) |
+         *     | `invalid_state_transition` | the resource's state does not allow the action (admin: rejecting an approved sender; a test event to a disabled webhook endpoint) |
          */
         Conflict: {
             headers: {
@@ -2733,6 +3631,46 @@ export interface components {
          */
         MessageToFilter: string;
         /**
+         * @description Only accounts whose email or name contains this text, compared case-insensitively.
+         * @example acme
+         */
+        AccountSearch: string;
+        /**
+         * @description Only the account with this email, compared case-insensitively.
+         * @example sms-team@acme.example
+         */
+        AccountEmailFilter: string;
+        /**
+         * @description Only accounts in this status.
+         * @example suspended
+         */
+        AccountStatusFilter: "active" | "suspended" | "closed";
+        /**
+         * @description Only entries of this action, such as `account.suspend`.
+         * @example account.suspend
+         */
+        AuditActionFilter: string;
+        /**
+         * @description Only entries about targets of this type, such as `account` or `route`.
+         * @example account
+         */
+        AuditTargetTypeFilter: string;
+        /**
+         * @description Only entries about the target with this id (a route's id is its number, as text).
+         * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+         */
+        AuditTargetIdFilter: string;
+        /**
+         * @description Only entries recorded strictly after this time.
+         * @example 2025-11-01T00:00:00.000Z
+         */
+        AuditCreatedAfter: string;
+        /**
+         * @description Only entries recorded strictly before this time.
+         * @example 2025-11-22T00:00:00.000Z
+         */
+        AuditCreatedBefore: string;
+        /**
          * @description Only messages created strictly after this time.
          * @example 2025-11-01T00:00:00.000Z
          */
@@ -2754,12 +3692,29 @@ export interface components {
          */
         SenderStatusFilter: "pending" | "approved" | "rejected" | "suspended";
         /**
-         * @description Only events of this type; `*` lists every type. Omitted, the list holds the message
-         *     status events (`message.sent`, `message.delivered`, `message.failed`) only, as in v1's
-         *     first release: types added since are listed when asked for by name or by `*`.
+         * @description Only events of this type; `*` lists every type but `webhook.test`. Omitted, the list
+         *     holds the message status events (`message.sent`, `message.delivered`,
+         *     `message.failed`) only, as in v1's first release: types added since are listed when
+         *     asked for by name or by `*`. Test events (`webhook.test`, sent with
+         *     `POST /webhooks/{id}/test`) are listed only when asked for by name.
          * @example message.delivered
          */
-        EventTypeFilter: "*" | "message.sent" | "message.delivered" | "message.failed" | "message.received" | "recipient.opted_out" | "recipient.opted_in";
+        EventTypeFilter: "*" | "message.sent" | "message.delivered" | "message.failed" | "message.received" | "recipient.opted_out" | "recipient.opted_in" | "balance.low" | "webhook.test";
+        /**
+         * @description Start of the range (inclusive), widened to its UTC hour; default 24 hours before `to`.
+         * @example 2025-11-21T00:00:00.000Z
+         */
+        StatsFrom: string;
+        /**
+         * @description End of the range (exclusive), widened to the next UTC hour; default now.
+         * @example 2025-11-22T00:00:00.000Z
+         */
+        StatsTo: string;
+        /**
+         * @description Split the figures by UTC `hour` or `day`; omitted, the range is one period.
+         * @example day
+         */
+        StatsInterval: "hour" | "day";
         /**
          * @description The message id (`msg_...`).
          * @example msg_sCq0YP1SE6qBUhU76ESWGWVb
@@ -2775,6 +3730,16 @@ export interface components {
          * @example key_qYuisYe1WR7b7Nh2n68N14Zx
          */
         ApiKeyId: string;
+        /**
+         * @description Only the attempts to deliver this event (`evt_...`).
+         * @example evt_QxeskwBGbR4THhb0bTQZJtX7
+         */
+        AttemptEventIdFilter: string;
+        /**
+         * @description `true`: only successful attempts; `false`: only failed ones.
+         * @example false
+         */
+        AttemptSucceededFilter: boolean;
         /**
          * @description The webhook endpoint id (`whe_...`).
          * @example whe_PoHp8hvqwi1S6gDBwUMerRO8
@@ -2846,6 +3811,31 @@ export interface components {
          * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
          */
         BlocklistAccountId: string;
+        /**
+         * @description Only senders with this text, ignoring case (`acmeship` finds `AcmeShip`).
+         * @example AcmeShip
+         */
+        SenderTextFilter: string;
+        /**
+         * @description Only this account's items (`acct_...`); an unknown account lists nothing.
+         * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+         */
+        AdminAccountFilter: string;
+        /**
+         * @description Only messages that this route took, or last tried.
+         * @example 2
+         */
+        MessageRouteFilter: number;
+        /**
+         * @description Only messages whose `error.code` is this, such as `provider_unavailable`.
+         * @example provider_unavailable
+         */
+        MessageErrorCodeFilter: string;
+        /**
+         * @description Only this number's entries (E.164, with the `+` URL-encoded as `%2B`).
+         * @example +447400123457
+         */
+        BlocklistNumberFilter: string;
     };
     requestBodies: never;
     headers: {
@@ -3535,6 +4525,64 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The account after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *         "object": "account",
+                     *         "email": "sms-team@acme.example",
+                     *         "name": "Acme Logistics",
+                     *         "company_name": "Acme Logistics Ltd",
+                     *         "country": "GB",
+                     *         "status": "active",
+                     *         "kyc_verified": true,
+                     *         "balance": 9.9925,
+                     *         "currency": "USD",
+                     *         "low_balance_threshold": 5,
+                     *         "created_at": "2025-10-02T09:12:44.301Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Tn6Kd1WqHs9PzLm4XbVc2RgJ",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getBalance: {
         parameters: {
             query?: never;
@@ -3632,6 +4680,257 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["UsageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBalanceTransactions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only transactions of this type.
+                 * @example debit
+                 */
+                type?: "credit" | "debit" | "refund" | "adjustment";
+                /**
+                 * @description Only the transactions of this message (its debit, any refund).
+                 * @example msg_vFhvSnrwzyYjSQdIAbZS9Cyg
+                 */
+                message_id?: string;
+                /**
+                 * @description Only transactions made strictly after this time.
+                 * @example 2025-11-01T00:00:00.000Z
+                 */
+                created_after?: string;
+                /**
+                 * @description Only transactions made strictly before this time.
+                 * @example 2025-11-22T00:00:00.000Z
+                 */
+                created_before?: string;
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of balance transactions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "txn_1042",
+                     *           "object": "balance_transaction",
+                     *           "type": "debit",
+                     *           "amount": -0.0075,
+                     *           "currency": "USD",
+                     *           "balance_after": 9.9925,
+                     *           "message_id": "msg_vFhvSnrwzyYjSQdIAbZS9Cyg",
+                     *           "description": "Message to +12025550143",
+                     *           "created_at": "2025-11-21T16:45:10.004Z"
+                     *         },
+                     *         {
+                     *           "id": "txn_1001",
+                     *           "object": "balance_transaction",
+                     *           "type": "credit",
+                     *           "amount": 10,
+                     *           "currency": "USD",
+                     *           "balance_after": 10,
+                     *           "message_id": null,
+                     *           "description": "Opening balance",
+                     *           "created_at": "2025-11-01T08:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 50,
+                     *         "total": 2,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Hx3bT9QmVe2LwRk8NcPz4JfA",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BalanceTransactionPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getStats: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the range (inclusive), widened to its UTC hour; default 24 hours before `to`.
+                 * @example 2025-11-21T00:00:00.000Z
+                 */
+                from?: components["parameters"]["StatsFrom"];
+                /**
+                 * @description End of the range (exclusive), widened to the next UTC hour; default now.
+                 * @example 2025-11-22T00:00:00.000Z
+                 */
+                to?: components["parameters"]["StatsTo"];
+                /**
+                 * @description Split the figures by UTC `hour` or `day`; omitted, the range is one period.
+                 * @example day
+                 */
+                interval?: components["parameters"]["StatsInterval"];
+                /**
+                 * @description Split the figures by `route`, `country` or both (`route,country`).
+                 * @example route,country
+                 */
+                group_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics of the range. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "stats",
+                     *         "from": "2025-11-20T17:00:00.000Z",
+                     *         "to": "2025-11-21T18:00:00.000Z",
+                     *         "interval": null,
+                     *         "group_by": [
+                     *           "country"
+                     *         ],
+                     *         "currency": "USD",
+                     *         "totals": {
+                     *           "messages": 1250,
+                     *           "by_status": {
+                     *             "pending": 5,
+                     *             "sent": 25,
+                     *             "delivered": 1180,
+                     *             "failed": 18,
+                     *             "undelivered": 22
+                     *           },
+                     *           "delivery_rate": 0.9672,
+                     *           "failures": [
+                     *             {
+                     *               "code": "undelivered",
+                     *               "count": 22
+                     *             },
+                     *             {
+                     *               "code": "provider_unavailable",
+                     *               "count": 18
+                     *             }
+                     *           ],
+                     *           "cost": 9.315,
+                     *           "latency_ms": {
+                     *             "p50": 1840,
+                     *             "p95": 6210
+                     *           }
+                     *         },
+                     *         "groups": [
+                     *           {
+                     *             "country": "GB",
+                     *             "messages": 1000,
+                     *             "by_status": {
+                     *               "pending": 5,
+                     *               "sent": 20,
+                     *               "delivered": 950,
+                     *               "failed": 10,
+                     *               "undelivered": 15
+                     *             },
+                     *             "delivery_rate": 0.9744,
+                     *             "failures": [
+                     *               {
+                     *                 "code": "undelivered",
+                     *                 "count": 15
+                     *               },
+                     *               {
+                     *                 "code": "provider_unavailable",
+                     *                 "count": 10
+                     *               }
+                     *             ],
+                     *             "cost": 7.5,
+                     *             "latency_ms": {
+                     *               "p50": 1790,
+                     *               "p95": 5980
+                     *             }
+                     *           },
+                     *           {
+                     *             "country": "US",
+                     *             "messages": 250,
+                     *             "by_status": {
+                     *               "pending": 0,
+                     *               "sent": 5,
+                     *               "delivered": 230,
+                     *               "failed": 8,
+                     *               "undelivered": 7
+                     *             },
+                     *             "delivery_rate": 0.9388,
+                     *             "failures": [
+                     *               {
+                     *                 "code": "provider_unavailable",
+                     *                 "count": 8
+                     *               },
+                     *               {
+                     *                 "code": "undelivered",
+                     *                 "count": 7
+                     *               }
+                     *             ],
+                     *             "cost": 1.815,
+                     *             "latency_ms": {
+                     *               "p50": 2010,
+                     *               "p95": 7020
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Qm2Vt8HsLe4NwXk7PbRz1YcD",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatsEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4291,13 +5590,305 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id (`whe_...`).
+                 * @example whe_PoHp8hvqwi1S6gDBwUMerRO8
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "whe_PoHp8hvqwi1S6gDBwUMerRO8",
+                     *         "object": "webhook_endpoint",
+                     *         "url": "https://hooks.acme.example/dispatch-v2",
+                     *         "description": "Order notifications service",
+                     *         "events": [
+                     *           "message.delivered",
+                     *           "message.failed"
+                     *         ],
+                     *         "is_active": true,
+                     *         "failure_count": 0,
+                     *         "last_success_at": "2025-11-21T14:03:28.950Z",
+                     *         "last_failure_at": null,
+                     *         "disabled_at": null,
+                     *         "created_at": "2025-11-02T10:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Vb3sPq8TLkXc2mRw9dYhNa4E",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookAttempts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the attempts to deliver this event (`evt_...`).
+                 * @example evt_QxeskwBGbR4THhb0bTQZJtX7
+                 */
+                event_id?: components["parameters"]["AttemptEventIdFilter"];
+                /**
+                 * @description `true`: only successful attempts; `false`: only failed ones.
+                 * @example false
+                 */
+                succeeded?: components["parameters"]["AttemptSucceededFilter"];
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id (`whe_...`).
+                 * @example whe_PoHp8hvqwi1S6gDBwUMerRO8
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of delivery attempts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "wha_SmtfEk6XFHuHBPk5QhbOSAa5",
+                     *           "object": "webhook_attempt",
+                     *           "endpoint_id": "whe_fmaCTCliDTOdGuRCftNWCu9j",
+                     *           "event_id": "evt_QxeskwBGbR4THhb0bTQZJtX7",
+                     *           "attempt": 2,
+                     *           "succeeded": true,
+                     *           "status_code": 200,
+                     *           "error": null,
+                     *           "duration_ms": 87,
+                     *           "created_at": "2025-11-04T03:12:45.771Z"
+                     *         },
+                     *         {
+                     *           "id": "wha_6cIdPcpBE5JNf41CofV7fREu",
+                     *           "object": "webhook_attempt",
+                     *           "endpoint_id": "whe_fmaCTCliDTOdGuRCftNWCu9j",
+                     *           "event_id": "evt_QxeskwBGbR4THhb0bTQZJtX7",
+                     *           "attempt": 1,
+                     *           "succeeded": false,
+                     *           "status_code": 503,
+                     *           "error": "HTTP 503",
+                     *           "duration_ms": 184,
+                     *           "created_at": "2025-11-04T03:12:15.402Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 2,
+                     *         "total": 2,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Hq7cVn2WbXs9KdLp4RtYe6Fm",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookAttemptPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id (`whe_...`).
+                 * @example whe_PoHp8hvqwi1S6gDBwUMerRO8
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event, recorded; its delivery is on its way. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "evt_T3stQm8WvXb2NcLs5KdRy9Ha",
+                     *         "object": "event",
+                     *         "type": "webhook.test",
+                     *         "created_at": "2025-11-21T14:10:02.118Z",
+                     *         "data": {
+                     *           "object": "webhook_test",
+                     *           "endpoint_id": "whe_PoHp8hvqwi1S6gDBwUMerRO8"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Tz4mWq9LbXc3VnRs7KpDe2Ga",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTestEventEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id (`whe_...`).
+                 * @example whe_PoHp8hvqwi1S6gDBwUMerRO8
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateWebhookSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new signing secret, shown this once. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "whe_PoHp8hvqwi1S6gDBwUMerRO8",
+                     *         "object": "webhook_endpoint",
+                     *         "url": "https://hooks.acme.example/dispatch",
+                     *         "description": "Order notifications service",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "is_active": true,
+                     *         "failure_count": 0,
+                     *         "last_success_at": "2025-11-21T14:03:28.950Z",
+                     *         "last_failure_at": null,
+                     *         "disabled_at": null,
+                     *         "created_at": "2025-11-02T10:00:00.000Z",
+                     *         "signing_secret": "whsec_Nw8kR2vLq5XcT9mBz3HdYp7JfG4sWa6EuK1oQn0VrCi",
+                     *         "previous_secret_expires_at": "2025-11-21T15:10:02.118Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Rk2pLs8WqXv4NcBt6YdMe3Hj",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RotatedWebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
                 /**
-                 * @description Only events of this type; `*` lists every type. Omitted, the list holds the message
-                 *     status events (`message.sent`, `message.delivered`, `message.failed`) only, as in v1's
-                 *     first release: types added since are listed when asked for by name or by `*`.
+                 * @description Only events of this type; `*` lists every type but `webhook.test`. Omitted, the list
+                 *     holds the message status events (`message.sent`, `message.delivered`,
+                 *     `message.failed`) only, as in v1's first release: types added since are listed when
+                 *     asked for by name or by `*`. Test events (`webhook.test`, sent with
+                 *     `POST /webhooks/{id}/test`) are listed only when asked for by name.
                  * @example message.delivered
                  */
                 type?: components["parameters"]["EventTypeFilter"];
@@ -4778,6 +6369,206 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminGetStats: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this account's messages.
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                account_id?: string;
+                /**
+                 * @description Start of the range (inclusive), widened to its UTC hour; default 24 hours before `to`.
+                 * @example 2025-11-21T00:00:00.000Z
+                 */
+                from?: components["parameters"]["StatsFrom"];
+                /**
+                 * @description End of the range (exclusive), widened to the next UTC hour; default now.
+                 * @example 2025-11-22T00:00:00.000Z
+                 */
+                to?: components["parameters"]["StatsTo"];
+                /**
+                 * @description Split the figures by UTC `hour` or `day`; omitted, the range is one period.
+                 * @example day
+                 */
+                interval?: components["parameters"]["StatsInterval"];
+                /**
+                 * @description Split the figures by any of `account`, `route` and `country`, comma-separated.
+                 * @example account,route
+                 */
+                group_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics of the range. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "stats",
+                     *         "from": "2025-11-21T00:00:00.000Z",
+                     *         "to": "2025-11-22T00:00:00.000Z",
+                     *         "interval": "day",
+                     *         "group_by": [
+                     *           "account"
+                     *         ],
+                     *         "currency": "USD",
+                     *         "totals": {
+                     *           "messages": 3,
+                     *           "by_status": {
+                     *             "pending": 0,
+                     *             "sent": 0,
+                     *             "delivered": 2,
+                     *             "failed": 1,
+                     *             "undelivered": 0
+                     *           },
+                     *           "delivery_rate": 0.6667,
+                     *           "failures": [
+                     *             {
+                     *               "code": "provider_unavailable",
+                     *               "count": 1
+                     *             }
+                     *           ],
+                     *           "cost": 0.015,
+                     *           "latency_ms": {
+                     *             "p50": 1500,
+                     *             "p95": 2100
+                     *           }
+                     *         },
+                     *         "groups": [
+                     *           {
+                     *             "period_start": "2025-11-21T00:00:00.000Z",
+                     *             "account_id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *             "messages": 3,
+                     *             "by_status": {
+                     *               "pending": 0,
+                     *               "sent": 0,
+                     *               "delivered": 2,
+                     *               "failed": 1,
+                     *               "undelivered": 0
+                     *             },
+                     *             "delivery_rate": 0.6667,
+                     *             "failures": [
+                     *               {
+                     *                 "code": "provider_unavailable",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "cost": 0.015,
+                     *             "latency_ms": {
+                     *               "p50": 1500,
+                     *               "p95": 2100
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Lp5Xw2GnQa8TrVm3KcHy7BdE",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListAccounts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only accounts whose email or name contains this text, compared case-insensitively.
+                 * @example acme
+                 */
+                q?: components["parameters"]["AccountSearch"];
+                /**
+                 * @description Only the account with this email, compared case-insensitively.
+                 * @example sms-team@acme.example
+                 */
+                email?: components["parameters"]["AccountEmailFilter"];
+                /**
+                 * @description Only accounts in this status.
+                 * @example suspended
+                 */
+                status?: components["parameters"]["AccountStatusFilter"];
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of accounts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *           "object": "account",
+                     *           "email": "sms-team@acme.example",
+                     *           "name": "Acme Logistics",
+                     *           "company_name": "Acme Logistics Ltd",
+                     *           "country": "GB",
+                     *           "status": "suspended",
+                     *           "kyc_verified": true,
+                     *           "balance": 25,
+                     *           "currency": "USD",
+                     *           "created_at": "2025-10-02T09:12:44.301Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 50,
+                     *         "total": 1,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Qm3VtLx8cRw2NpZk7HyJd4Fa",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminCreateAccount: {
         parameters: {
             query?: never;
@@ -4886,6 +6677,302 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminSuspendAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id (`acct_...`).
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Payment overdue, invoice INV-2025-0117"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminAccountStatusRequest"];
+            };
+        };
+        responses: {
+            /** @description The account, now suspended. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *         "object": "account",
+                     *         "email": "sms-team@acme.example",
+                     *         "name": "Acme Logistics",
+                     *         "company_name": "Acme Logistics Ltd",
+                     *         "country": "GB",
+                     *         "status": "suspended",
+                     *         "kyc_verified": true,
+                     *         "balance": 25,
+                     *         "currency": "USD",
+                     *         "created_at": "2025-10-02T09:12:44.301Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Tz8KpW3nQx5RbL1mVc7HdY2s",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminCloseAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id (`acct_...`).
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Customer asked to close the account"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminAccountStatusRequest"];
+            };
+        };
+        responses: {
+            /** @description The account, now closed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *         "object": "account",
+                     *         "email": "sms-team@acme.example",
+                     *         "name": "Acme Logistics",
+                     *         "company_name": "Acme Logistics Ltd",
+                     *         "country": "GB",
+                     *         "status": "closed",
+                     *         "kyc_verified": true,
+                     *         "balance": 25,
+                     *         "currency": "USD",
+                     *         "created_at": "2025-10-02T09:12:44.301Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Ab4NcE7kRt2WqZ9mLp3XsV6d",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminReactivateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id (`acct_...`).
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Invoice INV-2025-0117 paid"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminAccountStatusRequest"];
+            };
+        };
+        responses: {
+            /** @description The account, now active. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *         "object": "account",
+                     *         "email": "sms-team@acme.example",
+                     *         "name": "Acme Logistics",
+                     *         "company_name": "Acme Logistics Ltd",
+                     *         "country": "GB",
+                     *         "status": "active",
+                     *         "kyc_verified": true,
+                     *         "balance": 25,
+                     *         "currency": "USD",
+                     *         "created_at": "2025-10-02T09:12:44.301Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Hk5RwQ2zNm8TbV3cXp7LsD4f",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListAuditLog: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only entries of this action, such as `account.suspend`.
+                 * @example account.suspend
+                 */
+                action?: components["parameters"]["AuditActionFilter"];
+                /**
+                 * @description Only entries about targets of this type, such as `account` or `route`.
+                 * @example account
+                 */
+                target_type?: components["parameters"]["AuditTargetTypeFilter"];
+                /**
+                 * @description Only entries about the target with this id (a route's id is its number, as text).
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                target_id?: components["parameters"]["AuditTargetIdFilter"];
+                /**
+                 * @description Only entries recorded strictly after this time.
+                 * @example 2025-11-01T00:00:00.000Z
+                 */
+                created_after?: components["parameters"]["AuditCreatedAfter"];
+                /**
+                 * @description Only entries recorded strictly before this time.
+                 * @example 2025-11-22T00:00:00.000Z
+                 */
+                created_before?: components["parameters"]["AuditCreatedBefore"];
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of audit log entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "aud_Vb7QnR2kXw9TzL4mHc8PdS3f",
+                     *           "object": "audit_log_entry",
+                     *           "action": "account.suspend",
+                     *           "target_type": "account",
+                     *           "target_id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *           "before": {
+                     *             "id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *             "object": "account",
+                     *             "status": "active"
+                     *           },
+                     *           "after": {
+                     *             "id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *             "object": "account",
+                     *             "status": "suspended"
+                     *           },
+                     *           "reason": "Payment overdue, invoice INV-2025-0117",
+                     *           "created_at": "2025-11-21T10:15:02.117Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 50,
+                     *         "total": 1,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Ws6LpN3xQz8RkT2mVb5HcY7d",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditLogPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminCreditAccount: {
         parameters: {
             query?: never;
@@ -4941,6 +7028,70 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListAccountApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id (`acct_...`).
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every API key of the account. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "list",
+                     *         "data": [
+                     *           {
+                     *             "id": "key_Kz15prggWXDUsq8PctDDmMaL",
+                     *             "object": "api_key",
+                     *             "name": "Production backend",
+                     *             "key_hint": "ds_live_qT5q...NAPr",
+                     *             "is_active": true,
+                     *             "permissions": [
+                     *               "sms:send",
+                     *               "sms:read"
+                     *             ],
+                     *             "rate_limit": 600,
+                     *             "daily_limit": null,
+                     *             "monthly_limit": null,
+                     *             "allowed_ips": null,
+                     *             "last_used_at": "2025-11-21T14:03:27.512Z",
+                     *             "expires_at": null,
+                     *             "created_at": "2025-11-01T08:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Jw2nXc7RtQp4LbV9MzKs6HdY",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5592,6 +7743,73 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminListBlocklist: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this number's entries (E.164, with the `+` URL-encoded as `%2B`).
+                 * @example +447400123457
+                 */
+                number?: components["parameters"]["BlocklistNumberFilter"];
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of blocklist entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "blk_Xo3rGrKnqWpSPMNtCYS1QN5v",
+                     *           "object": "blocklist_entry",
+                     *           "number": "+447400123457",
+                     *           "account_id": null,
+                     *           "reason": "Reported as fraud",
+                     *           "created_at": "2025-11-21T16:45:10.004Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 50,
+                     *         "total": 1,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Nc4hTw9ZpXq2LmB6VyRk3DsF",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BlocklistEntryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminCreateBlocklistEntry: {
         parameters: {
             query?: never;
@@ -5983,6 +8201,497 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListSenders: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only senders in this status.
+                 * @example approved
+                 */
+                status?: components["parameters"]["SenderStatusFilter"];
+                /**
+                 * @description Only senders with this text, ignoring case (`acmeship` finds `AcmeShip`).
+                 * @example AcmeShip
+                 */
+                sender_id?: components["parameters"]["SenderTextFilter"];
+                /**
+                 * @description Only this account's items (`acct_...`); an unknown account lists nothing.
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                account_id?: components["parameters"]["AdminAccountFilter"];
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of senders. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "snd_yeZ3a35EzZhHgdm1FnHHPo6S",
+                     *           "object": "sender",
+                     *           "account_id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *           "sender_id": "AcmeShip",
+                     *           "type": "alphanumeric",
+                     *           "country_code": "GB",
+                     *           "status": "pending",
+                     *           "approved_at": null,
+                     *           "created_at": "2025-11-20T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 50,
+                     *         "total": 1,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Qm3xTz8LkVb2NcR7HsWd4YpA",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminSenderPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListAccountRoutes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id (`acct_...`).
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's routes, in failover order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "list",
+                     *         "data": [
+                     *           {
+                     *             "id": 2,
+                     *             "object": "route",
+                     *             "name": "UK wholesale (HTTP)",
+                     *             "provider": "http",
+                     *             "price_per_segment": 0.032,
+                     *             "prefixes": [
+                     *               "+44"
+                     *             ],
+                     *             "is_active": true,
+                     *             "created_at": "2025-10-02T09:05:00.000Z",
+                     *             "inbound_url": "https://sms.acme.example/callbacks/inbound/0fVq3uYBkQ1m8cTzR6wHsE2nJ4aLpD7x",
+                     *             "priority": 0,
+                     *             "assigned_at": "2025-10-02T09:06:00.000Z"
+                     *           },
+                     *           {
+                     *             "id": 1,
+                     *             "object": "route",
+                     *             "name": "Simulator",
+                     *             "provider": "simulator",
+                     *             "price_per_segment": 0.0075,
+                     *             "prefixes": [],
+                     *             "is_active": false,
+                     *             "created_at": "2025-10-01T00:00:00.000Z",
+                     *             "priority": 10,
+                     *             "assigned_at": "2025-10-01T00:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Ld8pWn2QxRt5YvK9JbMc3HsZ",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountRouteListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListAccountLedger: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account id (`acct_...`).
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the ledger. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "txn_1042",
+                     *           "object": "balance_transaction",
+                     *           "type": "debit",
+                     *           "amount": -0.0075,
+                     *           "currency": "USD",
+                     *           "balance_after": 9.9925,
+                     *           "message_id": "msg_vFhvSnrwzyYjSQdIAbZS9Cyg",
+                     *           "description": null,
+                     *           "created_at": "2025-11-21T16:45:10.004Z"
+                     *         },
+                     *         {
+                     *           "id": "txn_1001",
+                     *           "object": "balance_transaction",
+                     *           "type": "credit",
+                     *           "amount": 10,
+                     *           "currency": "USD",
+                     *           "balance_after": 10,
+                     *           "message_id": null,
+                     *           "description": "Opening balance",
+                     *           "created_at": "2025-11-01T08:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 50,
+                     *         "total": 2,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Vb7nKx2PqLm9WcT4RsYd8HjE",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BalanceTransactionPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListMessages: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only messages in this status.
+                 * @example delivered
+                 */
+                status?: components["parameters"]["MessageStatusFilter"];
+                /**
+                 * @description Only messages to this number (E.164, exact match; encode `+` as `%2B`).
+                 * @example +447400123456
+                 */
+                to?: components["parameters"]["MessageToFilter"];
+                /**
+                 * @description Only messages created strictly after this time.
+                 * @example 2025-11-01T00:00:00.000Z
+                 */
+                created_after?: components["parameters"]["CreatedAfter"];
+                /**
+                 * @description Only messages created strictly before this time.
+                 * @example 2025-11-22T00:00:00.000Z
+                 */
+                created_before?: components["parameters"]["CreatedBefore"];
+                /**
+                 * @description Only this account's items (`acct_...`); an unknown account lists nothing.
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                account_id?: components["parameters"]["AdminAccountFilter"];
+                /**
+                 * @description Only messages that this route took, or last tried.
+                 * @example 2
+                 */
+                route_id?: components["parameters"]["MessageRouteFilter"];
+                /**
+                 * @description Only messages whose `error.code` is this, such as `provider_unavailable`.
+                 * @example provider_unavailable
+                 */
+                error_code?: components["parameters"]["MessageErrorCodeFilter"];
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of messages. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "msg_RSeZXHQYkYir9yFxGX3QpEj1",
+                     *           "object": "message",
+                     *           "account_id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *           "to": "+447400123456",
+                     *           "from": "AcmeShip",
+                     *           "body": "Your parcel AB-1042 arrives today.",
+                     *           "status": "failed",
+                     *           "cost": 0,
+                     *           "currency": "USD",
+                     *           "route_id": 2,
+                     *           "provider_message_id": null,
+                     *           "attempts": 2,
+                     *           "error": {
+                     *             "type": "provider_error",
+                     *             "code": "provider_unavailable",
+                     *             "message": "Every eligible route failed with a retryable error."
+                     *           },
+                     *           "reference": "order-58214",
+                     *           "segments": 1,
+                     *           "encoding": "GSM-7",
+                     *           "created_at": "2025-11-21T16:40:55.870Z",
+                     *           "sent_at": null,
+                     *           "delivered_at": null,
+                     *           "failed_at": "2025-11-21T16:41:26.102Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 50,
+                     *         "total": 1,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Hs5kWq8ZmTn3XcV7LpRb2DyG",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminMessagePageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminGetMessageStory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The message id (`msg_...`).
+                 * @example msg_sCq0YP1SE6qBUhU76ESWGWVb
+                 */
+                id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message and its story. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "message_story",
+                     *         "message": {
+                     *           "id": "msg_vFhvSnrwzyYjSQdIAbZS9Cyg",
+                     *           "object": "message",
+                     *           "account_id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *           "to": "+12025550143",
+                     *           "from": "60777",
+                     *           "body": "Your Acme verification code is 482913.",
+                     *           "status": "delivered",
+                     *           "cost": 0.0075,
+                     *           "currency": "USD",
+                     *           "route_id": 2,
+                     *           "provider_message_id": "up-7f3c2a91",
+                     *           "attempts": 2,
+                     *           "error": null,
+                     *           "reference": null,
+                     *           "segments": 1,
+                     *           "encoding": "GSM-7",
+                     *           "created_at": "2025-11-21T16:45:10.004Z",
+                     *           "sent_at": "2025-11-21T16:45:10.231Z",
+                     *           "delivered_at": "2025-11-21T16:45:11.240Z",
+                     *           "failed_at": null
+                     *         },
+                     *         "entries": [
+                     *           {
+                     *             "at": "2025-11-21T16:45:10.003Z",
+                     *             "kind": "ledger",
+                     *             "transaction": {
+                     *               "id": "txn_1042",
+                     *               "object": "balance_transaction",
+                     *               "type": "debit",
+                     *               "amount": -0.0075,
+                     *               "currency": "USD",
+                     *               "balance_after": 9.9925,
+                     *               "message_id": "msg_vFhvSnrwzyYjSQdIAbZS9Cyg",
+                     *               "description": null,
+                     *               "created_at": "2025-11-21T16:45:10.003Z"
+                     *             }
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T16:45:10.004Z",
+                     *             "kind": "status",
+                     *             "status": "pending"
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T16:45:10.120Z",
+                     *             "kind": "attempt",
+                     *             "attempt": 1,
+                     *             "route_id": 1,
+                     *             "outcome": "retryable",
+                     *             "error_code": "http_503",
+                     *             "error_message": "Upstream answered HTTP 503.",
+                     *             "duration_ms": 12
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T16:45:10.230Z",
+                     *             "kind": "attempt",
+                     *             "attempt": 2,
+                     *             "route_id": 2,
+                     *             "outcome": "accepted",
+                     *             "error_code": null,
+                     *             "error_message": null,
+                     *             "duration_ms": 9
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T16:45:10.231Z",
+                     *             "kind": "status",
+                     *             "status": "sent"
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T16:45:10.232Z",
+                     *             "kind": "event",
+                     *             "event_id": "evt_QxeskwBGbR4THhb0bTQZJtX7",
+                     *             "type": "message.sent"
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T16:45:10.402Z",
+                     *             "kind": "webhook_delivery",
+                     *             "webhook_attempt": {
+                     *               "id": "wha_6cIdPcpBE5JNf41CofV7fREu",
+                     *               "object": "webhook_attempt",
+                     *               "endpoint_id": "whe_fmaCTCliDTOdGuRCftNWCu9j",
+                     *               "event_id": "evt_QxeskwBGbR4THhb0bTQZJtX7",
+                     *               "attempt": 1,
+                     *               "succeeded": true,
+                     *               "status_code": 200,
+                     *               "error": null,
+                     *               "duration_ms": 14,
+                     *               "created_at": "2025-11-21T16:45:10.402Z"
+                     *             }
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T16:45:11.240Z",
+                     *             "kind": "status",
+                     *             "status": "delivered"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Tg6mPz3WqKx8NbL2VcRy5HdJ",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageStoryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

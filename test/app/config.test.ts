@@ -4,7 +4,7 @@ import { loadConfig } from '../../app/config.ts';
 describe('configuration', () => {
   it('has the operator contract defaults', () => {
     const config = loadConfig({});
-    expect(config).to.include({ port: 3000, host: '127.0.0.1', dataDir: '.data', webhookTimeoutMs: 10000, webhookDisableAfter: 25, trustProxy: false, logLevel: 'info' });
+    expect(config).to.include({ port: 3000, host: '127.0.0.1', dataDir: '.data', webhookTimeoutMs: 10000, webhookDisableAfter: 25, trustProxy: false, logLevel: 'info', logFormat: 'json', databaseConnectTimeoutSeconds: 60, metricsToken: undefined });
     expect(config.webhookRetrySchedule).to.deep.equal([0, 30, 300, 1800, 7200, 43200]);
     expect(config.databaseUrl).to.equal(undefined);
     expect(config.adminToken).to.equal(undefined);
@@ -27,6 +27,9 @@ describe('configuration', () => {
     ['TRUST_PROXY', '1', /^TRUST_PROXY must be/],
     ['LOG_LEVEL', 'loud', /^LOG_LEVEL must be one of/],
     ['ADMIN_TOKEN', 'short', /^ADMIN_TOKEN must be at least 16/],
+    ['LOG_FORMAT', 'xml', /^LOG_FORMAT must be 'json' or 'pretty'/],
+    ['METRICS_TOKEN', 'short', /^METRICS_TOKEN must be at least 16/],
+    ['DATABASE_CONNECT_TIMEOUT_SECONDS', 'forever', /^DATABASE_CONNECT_TIMEOUT_SECONDS must be an integer from 0 to 3600/],
   ];
   for (const [name, value, message] of bad) {
     it(`stops with a message naming ${name} when it is '${value}'`, () => {

@@ -15,7 +15,8 @@ async function startProcess(databaseUrl: string, extraEnv: Record<string, string
   let output = '';
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 30_000);
-    child.stdout.on('data', (chunk) => {
+    // "listening on" goes to stderr: stdout carries only log records.
+    child.stderr.on('data', (chunk) => {
       output += chunk;
       const found = /listening on (\S+)/.exec(output);
       if (found) {
@@ -23,7 +24,7 @@ async function startProcess(databaseUrl: string, extraEnv: Record<string, string
         resolve(found[1]);
       }
     });
-    child.stderr.on('data', (chunk) => (output += chunk));
+    child.stdout.on('data', (chunk) => (output += chunk));
   });
   return { child, baseUrl };
 }
@@ -72,7 +73,7 @@ describe('a Dispatch process killed during a webhook delivery', function () {
       await jobs.connect();
       const waitForJob = (condition: string) =>
         eventually(
-          async () => (await jobs.query(`SELECT 1 FROM pgboss.job WHERE name = 'send-message' AND data->>'message_id' = $1 AND ${condition}`, [sent.id])).rows.length,
+          async () => (await jobs.query(`SELECT 1 FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb($1::text) AND ${condition}`, [sent.id])).rows.length,
           (found) => found > 0,
           { timeoutMs: 30_000, what: `the send job to match ${condition}` },
         );

@@ -65,14 +65,15 @@ describe('the README quick start', function () {
     let output = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`npm start did not print the demo key in time:\n${output}`)), 90_000);
-      server?.stdout?.on('data', (chunk) => {
+      // The banner goes to stderr: stdout carries only log records.
+      server?.stderr?.on('data', (chunk) => {
         output += chunk;
         if (/curl .*Bearer ds_live_/.test(output)) {
           clearTimeout(timer);
           resolve();
         }
       });
-      server?.stderr?.on('data', (chunk) => (output += chunk));
+      server?.stdout?.on('data', (chunk) => (output += chunk));
     });
 
     const { stdout } = await run('bash', ['-e', '-c', asWritten(sendAndRead)], { cwd: dir, env });

@@ -27,7 +27,8 @@ async function start(dataDir: string, until: RegExp): Promise<Started> {
         resolve();
       }
     };
-    child.stdout.on('data', check);
+    // The banner goes to stderr: stdout carries only log records.
+    child.stderr.on('data', check);
     child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
   });
   return { child, output: () => output };

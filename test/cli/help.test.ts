@@ -14,7 +14,7 @@ describe('dispatch: help and usage errors', function () {
       expect(result.stdout).to.match(new RegExp(`^  ${command}\\b`, 'm'));
     }
     expect(result.stdout).to.include('DISPATCH_API_KEY').and.include('credentials.json');
-    expect(result.stdout).to.match(/Exit codes:[\s\S]*0 {2}success[\s\S]*1 {2}Dispatch refused[\s\S]*2 {2}usage error[\s\S]*3 {2}Dispatch unreachable[\s\S]*4 {2}bulk finished[^\n]*opt-outs add/);
+    expect(result.stdout).to.match(/Exit codes:[\s\S]*0 {2}success[\s\S]*1 {2}Dispatch refused[\s\S]*2 {2}usage error[\s\S]*3 {2}Dispatch unreachable[\s\S]*4 {2}bulk finished[^\n]*opt-outs add[\s\S]*5 {2}send --wait: [^\n]*failed or undelivered[\s\S]*6 {2}send --wait: no final state/);
     expect(result.stderr).to.equal('');
   });
 
@@ -30,6 +30,14 @@ describe('dispatch: help and usage errors', function () {
     const create = await cli(['accounts', 'create', '--help']);
     expect(create.code).to.equal(0);
     for (const option of ['--email', '--name', '--company-name', '--country', '--currency', '--balance', '--json', '--admin-token']) expect(create.stdout).to.include(option);
+
+    expect(send.stdout).to.include('--wait').and.include('--timeout');
+
+    // Users have the README, not the project's internal operator contract.
+    const serve = await cli(['serve', '--help']);
+    expect(serve.code).to.equal(0);
+    expect(serve.stdout).to.include('Configuration section of README.md').and.include('PUBLIC_URL');
+    expect(serve.stdout).to.not.match(/operator contract/i);
 
     const help = await cli(['help', 'bulk']);
     expect(help.code).to.equal(0);

@@ -91,6 +91,63 @@ describe('dispatch: send and messages', function () {
     expect(JSON.parse(admin.stderr).error).to.include({ code: 'connection_error', status: 0 });
   });
 
+  describe('send --wait', () => {
+    // One route per outcome, chosen with --route-id: the simulator reports delivery, reports
+    // the message undelivered, rejects it (failed), or reports nothing within the test (sent).
+    let waiting: Tenant & { routeIds: number[] };
+    let route: Record<'delivered' | 'undelivered' | 'rejected' | 'silent', number>;
+    before(async () => {
+      waiting = await sendingTenant({
+        balance: 10,
+        routes: [
+          { config: { outcome: 'delivered', dlr_delay_ms: 20 } },
+          { config: { outcome: 'undelivered', dlr_delay_ms: 20 } },
+          { config: { outcome: 'rejected' } },
+          { config: { outcome: 'delivered', dlr_delay_ms: 3_600_000 } },
+        ],
+      });
+      const [delivered, undelivered, rejected, silent] = waiting.routeIds;
+      route = { delivered, undelivered, rejected, silent };
+    });
+    const send = (routeId: number, ...flags: string[]) =>
+      cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Wait for me', '--route-id', String(routeId), '--wait', ...flags], { apiKey: waiting.key });
+
+    it('waits past pending and sent for delivered: prints the delivered message and exits 0', async () => {
+      const result = await send(route.delivered);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stdout).to.match(/^Status\s+delivered$/m).and.match(/^Delivered\s+\d{4}-/m);
+      expect(result.stderr).to.equal('');
+    });
+
+    it('exits 5 on undelivered and on failed, printing the final message (--json: the message)', async () => {
+      const undelivered = await send(route.undelivered, '--json');
+      expect(undelivered.code, undelivered.stderr).to.equal(5);
+      expect(JSON.parse(undelivered.stdout)).to.include({ status: 'undelivered', route_id: route.undelivered });
+      const failed = await send(route.rejected);
+      expect(failed.code, failed.stderr).to.equal(5);
+      expect(failed.stdout).to.match(/^Status\s+failed$/m).and.match(/^Error\s+.+\(provider_rejected\)$/m);
+    });
+
+    it('exits 6 when --timeout runs out before a final state (the message still sent), and says so on stderr', async () => {
+      const result = await send(route.silent, '--timeout', '2');
+      expect(result.code, result.stderr).to.equal(6);
+      expect(result.stdout).to.match(/^Status\s+(pending|sent)$/m);
+      const id = /^ID\s+(msg_\w{24})$/m.exec(result.stdout)?.[1];
+      const status = /^Status\s+(\w+)$/m.exec(result.stdout)?.[1];
+      expect(result.stderr).to.equal(`warning: ${id} is still ${status} after 2 s: no final state yet (see dispatch messages get ${id})\n`);
+    });
+
+    it('--timeout without --wait, or not a positive integer, is a usage error (exit 2) and sends nothing', async () => {
+      const before = (await cliJson(['messages', 'list'], { apiKey: waiting.key })).pagination.total;
+      const alone = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Hi', '--timeout', '5'], { apiKey: waiting.key });
+      expect(alone.code).to.equal(2);
+      expect(alone.stderr).to.include('--timeout applies only with --wait');
+      const zero = await send(route.delivered, '--timeout', '0');
+      expect(zero.code).to.equal(2);
+      expect((await cliJson(['messages', 'list'], { apiKey: waiting.key })).pagination.total).to.equal(before);
+    });
+  });
+
   describe('settings from DATA_DIR/credentials.json', () => {
     let dataDir: string;
     before(() => {

@@ -16,7 +16,8 @@ describe('dispatch serve and migrate', function () {
     );
     const result = finished(child);
     let stdout = '';
-    child.stdout.on('data', (chunk: string) => (stdout += chunk));
+    // "listening on" goes to stderr: stdout carries only log records.
+    child.stderr.on('data', (chunk: string) => (stdout += chunk));
     const deadline = Date.now() + 30_000;
     let baseUrl: string | undefined;
     while (!(baseUrl = /Dispatch listening on (\S+)\s/.exec(stdout)?.[1])) {

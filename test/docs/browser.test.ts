@@ -75,11 +75,23 @@ async function menuOperationLabels(page: Page): Promise<string[]> {
   return page.locator(MENU_OPERATION_LABELS).evaluateAll((labels) => labels.map((label) => (label as PageElement).getAttribute('data-text') ?? ''));
 }
 
+/** Loads /docs and waits until Redoc has taken the page over. */
+async function openDocs(page: Page): Promise<void> {
+  const response = await page.goto(`${new URL(harness.baseUrl).origin}/docs`, { waitUntil: 'load' });
+  expect(response?.status(), 'GET /docs').to.equal(200);
+  expect(await page.title()).to.equal(TITLE);
+  // The page arrives prerendered; wait until React has taken it over (hydrateRoot marks its
+  // container), or a click would follow the prerendered link instead of Redoc's router.
+  await page.waitForFunction(() => Object.keys(document.getElementById('redoc') ?? {}).some((key) => key.startsWith('__reactContainer$')), undefined, { timeout: 30_000 });
+}
+
 describe('/docs in a browser (headless Chromium)', () => {
   let profile: string | undefined;
   let context: BrowserContext | undefined;
   let page: Page;
   const pageErrors: string[] = [];
+  /** Every request the page made to a host other than Dispatch's (all refused). */
+  const foreign: string[] = [];
 
   before(async function () {
     this.timeout(60_000);
@@ -92,7 +104,10 @@ describe('/docs in a browser (headless Chromium)', () => {
     const origin = new URL(harness.baseUrl).origin;
     await context.route(
       (url) => (url.protocol === 'http:' || url.protocol === 'https:') && url.origin !== origin,
-      (route) => route.abort('internetdisconnected'),
+      (route) => {
+        foreign.push(route.request().url());
+        return route.abort('internetdisconnected');
+      },
     );
     page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -113,12 +128,7 @@ describe('/docs in a browser (headless Chromium)', () => {
     expect(publicOperations.length).to.be.greaterThan(0);
     expect(adminOperations.length).to.be.greaterThan(0);
 
-    const response = await page.goto(`${new URL(harness.baseUrl).origin}/docs`, { waitUntil: 'load' });
-    expect(response?.status(), 'GET /docs').to.equal(200);
-    expect(await page.title()).to.equal(TITLE);
-    // The page arrives prerendered; wait until React has taken it over (hydrateRoot marks its
-    // container), or a click would follow the prerendered link instead of Redoc's router.
-    await page.waitForFunction(() => Object.keys(document.getElementById('redoc') ?? {}).some((key) => key.startsWith('__reactContainer$')), undefined, { timeout: 30_000 });
+    await openDocs(page);
 
     const menu = page.locator(MENU);
     const listed = new Set<string>();
@@ -187,5 +197,20 @@ describe('/docs in a browser (headless Chromium)', () => {
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
     expect(pageErrors, 'uncaught errors in the page').to.deep.equal([]);
+  });
+
+  it("shows each operation's code samples on this origin, and loaded nothing from another host (no CDN)", async function () {
+    this.timeout(60_000);
+    const origin = new URL(harness.baseUrl).origin;
+    // The send operation's curl sample (scripts/code-samples.ts), with the served origin in it, as
+    // Redoc renders it in the operation's panel (the page's inlined definition does not count).
+    const sample = `curl -X POST '${origin}/api/v1/messages/send'`;
+    await openDocs(page);
+    await page.locator(MENU).getByRole('link', { name: 'Messages', exact: true }).first().click();
+    const shown = await page
+      .waitForFunction((text) => (document.getElementById('redoc') as { innerText?: string } | null)?.innerText?.includes(text) ?? false, sample, { timeout: 30_000 })
+      .then(() => true, () => false);
+    expect(shown, `the page shows ${sample}`).to.equal(true);
+    expect(foreign, 'requests from /docs to other hosts').to.deep.equal([]);
   });
 });

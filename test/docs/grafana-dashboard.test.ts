@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import { harness } from '../support/harness.ts';
+import { exposedMetric, exposedTypes } from '../support/promtool.ts';
 
 const DASHBOARD = new URL('../../docs/grafana-dashboard.json', import.meta.url);
 const DATASOURCE = '${DS_PROMETHEUS}';
-const HISTOGRAM_SUFFIXES = ['_bucket', '_count', '_sum'];
 
 interface GridPos {
   h: number;
@@ -29,6 +29,15 @@ interface Panel {
   panels?: Panel[];
 }
 
+interface Variable {
+  name: string;
+  type: string;
+  datasource?: { uid?: string };
+  query?: { query?: string } | string;
+  multi?: boolean;
+  includeAll?: boolean;
+}
+
 interface Dashboard {
   __inputs: { name: string; type: string; pluginId: string }[];
   uid: string;
@@ -38,6 +47,7 @@ interface Dashboard {
   time: { from: string; to: string };
   tags: string[];
   panels: Panel[];
+  templating: { list: Variable[] };
 }
 
 const load = async (): Promise<Dashboard> => JSON.parse(await readFile(DASHBOARD, 'utf8')) as Dashboard;
@@ -45,17 +55,11 @@ const load = async (): Promise<Dashboard> => JSON.parse(await readFile(DASHBOARD
 /** Every panel, rows' nested (collapsed) panels included. */
 const allPanels = (panels: Panel[]): Panel[] => panels.flatMap((panel) => [panel, ...allPanels(panel.panels ?? [])]);
 
-/** `# TYPE name type` lines of an exposition, as name → type. */
-const exposedTypes = (text: string): Map<string, string> =>
-  new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((match) => [match[1], match[2]]));
+/** Every expression of every panel, with its panel's title. */
+const expressions = (dashboard: Dashboard) => allPanels(dashboard.panels).flatMap((panel) => (panel.targets ?? []).map((target) => ({ title: panel.title, expr: target.expr ?? '' })));
 
-/** The exposed metric a series name of a query belongs to (a histogram's `_bucket`, `_count`, `_sum` belong to it), if any. */
-function exposedMetric(series: string, types: Map<string, string>): string | undefined {
-  if (types.has(series)) return series;
-  const suffix = HISTOGRAM_SUFFIXES.find((s) => series.endsWith(s));
-  const base = suffix && series.slice(0, -suffix.length);
-  return base && types.get(base) === 'histogram' ? base : undefined;
-}
+/** Dispatch's series and prom-client's default ones (standard names: process_*, nodejs_*). */
+const SERIES = /\b(?:dispatch|process|nodejs)_[a-z0-9_]+/g;
 
 describe('docs/grafana-dashboard.json', () => {
   it('is an importable dashboard whose panels all query the ${DS_PROMETHEUS} input', async () => {
@@ -70,7 +74,7 @@ describe('docs/grafana-dashboard.json', () => {
     const ids = panels.map((panel) => panel.id);
     expect(new Set(ids).size, 'panel ids are unique').to.equal(ids.length);
     const rows = panels.filter((panel) => panel.type === 'row');
-    expect(rows.map((row) => row.title)).to.deep.equal(['Traffic', 'Upstreams', 'Messages', 'Queues', 'Webhooks', 'Money', 'Process']);
+    expect(rows.map((row) => row.title)).to.deep.equal(['Traffic', 'Upstreams', 'Deliveries', 'Messages', 'Queues', 'Webhooks', 'Money', 'Process']);
 
     const charts = panels.filter((panel) => panel.type !== 'row');
     expect(charts).to.not.be.empty;
@@ -97,13 +101,35 @@ describe('docs/grafana-dashboard.json', () => {
     }
   });
 
+  it('lets the viewer pick instances and routes, and filters the series that carry them', async () => {
+    const dashboard = await load();
+    const variables = dashboard.templating.list;
+    expect(variables.map((variable) => variable.name)).to.deep.equal(['instance', 'route']);
+    for (const variable of variables) {
+      expect(variable, variable.name).to.include({ type: 'query', multi: true, includeAll: true });
+      expect(variable.datasource?.uid).to.equal(DATASOURCE);
+      const query = typeof variable.query === 'string' ? variable.query : variable.query?.query;
+      expect(query).to.match(new RegExp(`^label_values\\(dispatch_[a-z0-9_]+, ${variable.name}\\)$`));
+    }
+    for (const { title, expr } of expressions(dashboard)) {
+      // Per-process series carry `instance` (Prometheus adds it); the database figures are global.
+      const perProcess = /\b(?:dispatch_http|dispatch_upstream|dispatch_delivery|dispatch_webhook_attempts|process|nodejs)_/.test(expr);
+      if (perProcess) expect(expr, `"${title}" filters by $instance`).to.include('instance=~"$instance"');
+      if (/dispatch_(?:upstream|delivery|messages)_/.test(expr)) expect(expr, `"${title}" filters by $route`).to.include('route=~"$route"');
+    }
+  });
+
+  it('shows the delivery rate and the delivery latency by route', async () => {
+    const dashboard = await load();
+    const deliveries = allPanels(dashboard.panels).filter((panel) => panel.type !== 'row' && (panel.targets ?? []).some((target) => /dispatch_delivery_/.test(target.expr ?? '')));
+    const rate = deliveries.find((panel) => panel.title === 'Delivery rate by route');
+    expect(rate?.targets?.[0].expr).to.match(/^sum by \(route\) \(rate\(dispatch_delivery_reports_total\{[^}]*status="delivered"\}\[\w+\]\)\) \/ sum by \(route\) \(rate\(dispatch_delivery_reports_total/);
+    expect(deliveries.map((panel) => panel.title)).to.include.members(['Delivery latency p50 by route', 'Delivery latency p95 by route']);
+  });
+
   it('queries only metrics that GET /metrics exposes', async () => {
     const dashboard = await load();
-    const used = new Set(
-      allPanels(dashboard.panels)
-        .flatMap((panel) => panel.targets ?? [])
-        .flatMap((target) => [...(target.expr ?? '').matchAll(/\bdispatch_[a-z0-9_]+/g)].map((match) => match[0])),
-    );
+    const used = new Set(expressions(dashboard).flatMap(({ expr }) => [...expr.matchAll(SERIES)].map((match) => match[0])));
     expect(used.size).to.be.above(0);
 
     const response = await fetch(`${harness.baseUrl.replace('/api/v1', '')}/metrics`);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import yaml from 'js-yaml';
+import { DOCUMENTED_ORIGIN } from '../../app/docs.ts';
 import { ADMIN_TAG, PUBLIC_DIR, SOURCE_PATH, TITLE, buildPublicDocs } from '../../scripts/build-docs.ts';
 import { harness } from '../support/harness.ts';
 
@@ -123,7 +124,10 @@ describe('the public API reference (docs/public/)', () => {
       expect(customer.map((operation) => operation.operationId)).to.include.members(['sendMessage', 'sendBulkMessages', 'getMessage', 'getBalance']);
       expect(operationsOf(publicDocument)).to.deep.equal(customer);
       for (const operation of customer) {
-        expect(publicDocument.paths[operation.path][operation.method], `${operation.operationId} differs from openapi.yaml`).to.deep.equal(source.paths[operation.path][operation.method]);
+        const { 'x-codeSamples': samples, ...rest } = publicDocument.paths[operation.path][operation.method];
+        expect(rest, `${operation.operationId} differs from openapi.yaml`).to.deep.equal(source.paths[operation.path][operation.method]);
+        // The samples are the build's (test/docs/code-samples.test.ts runs them): curl, then TypeScript.
+        expect((samples as { lang: string }[] | undefined)?.map((sample) => sample.lang), `${operation.operationId}'s x-codeSamples`).to.deep.equal(['Shell', 'TypeScript']);
       }
     });
 
@@ -185,7 +189,7 @@ describe('the public API reference (docs/public/)', () => {
       expect(schemas().OptOutEvent.properties.type.enum).to.deep.equal(['recipient.opted_out', 'recipient.opted_in']);
       expect(schemas().OptOutEvent.properties.data.$ref).to.equal('#/components/schemas/OptOut');
       expect(schemas().EventPageEnvelope.properties.data.items.oneOf.map((item: { $ref: string }) => item.$ref)).to.have.members(
-        ['Event', 'OptOutEvent', 'InboundMessageEvent'].map((name) => `#/components/schemas/${name}`),
+        ['Event', 'OptOutEvent', 'InboundMessageEvent', 'WebhookTestEvent'].map((name) => `#/components/schemas/${name}`),
       );
       const newTypes = ['message.received', 'recipient.opted_out', 'recipient.opted_in'];
       expect(schemas().CreateWebhookEndpointRequest.properties.events.items.enum).to.include.members(['*', ...newTypes]);
@@ -202,7 +206,8 @@ describe('the public API reference (docs/public/)', () => {
       expect(response.headers.get('cache-control')).to.equal('public, no-cache');
       const etag = response.headers.get('etag');
       expect(etag).to.be.a('string');
-      expect((await response.text()) === committedYaml, 'GET /openapi.yaml is not docs/public/openapi.yaml').to.equal(true);
+      // PUBLIC_URL is unset in the harness: the document names the address Dispatch listens on.
+      expect((await response.text()) === committedYaml.replaceAll(DOCUMENTED_ORIGIN, origin()), 'GET /openapi.yaml is not docs/public/openapi.yaml on this origin').to.equal(true);
 
       // Not through fetch: it sends Cache-Control: no-cache with a conditional header, which
       // asks for a full answer.
@@ -218,11 +223,12 @@ describe('the public API reference (docs/public/)', () => {
       expect(response.headers.get('content-encoding')).to.equal('gzip');
       expect(response.headers.get('vary')).to.include('Accept-Encoding');
       expect(response.headers.get('cache-control')).to.equal('public, no-cache');
-      expect((await response.text()) === committedHtml, 'GET /docs is not docs/public/index.html').to.equal(true);
+      const servedHtml = committedHtml.replaceAll(DOCUMENTED_ORIGIN, origin());
+      expect((await response.text()) === servedHtml, 'GET /docs is not docs/public/index.html on this origin').to.equal(true);
 
       const plain = await fetch(`${origin()}/docs`, { headers: { 'Accept-Encoding': 'identity' } });
       expect(plain.headers.get('content-encoding')).to.equal(null);
-      expect(Number(plain.headers.get('content-length'))).to.equal(Buffer.byteLength(committedHtml));
+      expect(Number(plain.headers.get('content-length'))).to.equal(Buffer.byteLength(servedHtml));
       await plain.arrayBuffer();
     });
   });

@@ -121,7 +121,7 @@ describe('HEAD', () => {
     const missing = await fetch(`${harness.baseUrl}/messages/msg_000000000000000000000000`, { method: 'HEAD', headers: { authorization: `Bearer ${tenant.key}` } });
     expect(missing.status).to.equal(404);
     expect(await missing.text()).to.equal('');
-    const postOnly = await fetch(`${harness.baseUrl}/admin/accounts`, { method: 'HEAD', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const postOnly = await fetch(`${harness.baseUrl}/admin/accounts/acct_000000000000000000000000/credit`, { method: 'HEAD', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(postOnly.status).to.equal(405);
     expect(postOnly.headers.get('allow')).to.equal('POST');
     expect((await call('DELETE', '/account', { auth: tenant.key })).headers.get('allow')).to.equal('GET, HEAD');

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ledgerSum } from '../../db/ledger.ts';
+import { SEND_JOB_MESSAGES } from '../../db/send-groups.ts';
 import { call, expectError } from '../support/client.ts';
 import { createAdminKey, sendingTenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
@@ -34,8 +35,12 @@ describe('POST /messages/bulk', () => {
     expect(await harness.db('messages').where({ account_id: tenant.accountId }).count({ n: '*' })).to.deep.equal([{ n: 1000 }]);
     const failedEvents = await harness.db('events').where({ account_id: tenant.accountId, type: 'message.failed' }).count({ n: '*' });
     expect(failedEvents).to.deep.equal([{ n: 50 }]);
-    const jobs = await harness.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-message' AND data->>'message_id' = ANY(?)`, [result.messages.filter((m: { status: string }) => m.status === 'pending').map((m: { id: string }) => m.id)]);
-    expect(jobs.rows[0].n).to.equal(950);
+    // Each pending message is in exactly one send job, and the jobs carry up to SEND_JOB_MESSAGES each.
+    const jobs = await harness.db.raw(
+      `SELECT count(*)::int AS n, count(DISTINCT j.id)::int AS jobs FROM pgboss.job j CROSS JOIN jsonb_array_elements_text(j.data->'message_ids') AS carried (message_id) WHERE j.name = 'send-message' AND carried.message_id = ANY(?)`,
+      [result.messages.filter((m: { status: string }) => m.status === 'pending').map((m: { id: string }) => m.id)],
+    );
+    expect(jobs.rows[0]).to.deep.equal({ n: 950, jobs: Math.ceil(950 / SEND_JOB_MESSAGES) });
   });
 
   it('sends each duplicate recipient as its own message', async () => {

@@ -85,7 +85,7 @@ describe('messages that no live job will move', () => {
     // The job it was given is now waiting to retry: a second sweep must not add another.
     await waitForMessage(tenant, id, (m) => m.attempts >= 1);
     await reconcile();
-    const jobs = await harness.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-message' AND data->>'message_id' = ?`, [id]);
+    const jobs = await harness.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb(?::text)`, [id]);
     expect(jobs.rows[0].n).to.equal(1);
   });
 });

@@ -52,6 +52,7 @@ describe('SDK verifyWebhook', () => {
       { ...envelope, id: 'evt_000000000000000000000001', type: 'message.received', data: inbound },
       { ...envelope, id: 'evt_000000000000000000000002', type: 'recipient.opted_out', data: optOut },
       { ...envelope, id: 'evt_000000000000000000000003', type: 'recipient.opted_in', data: optOut },
+      { ...envelope, id: 'evt_000000000000000000000004', type: 'balance.low', data: { account_id: 'acct_a46ccYTWX8yPOWEaTcjcZMKA', balance: 4.99, threshold: 5, currency: 'USD' } },
     ];
     /** What a receiver's switch reads; a type without a case would not compile (`never`). */
     const summary = (verified: KnownEvent): string => {
@@ -65,6 +66,8 @@ describe('SDK verifyWebhook', () => {
         case 'message.delivered':
         case 'message.failed':
           return `${verified.data.id} ${verified.data.status}`;
+        case 'balance.low':
+          return `${verified.data.balance} ${verified.data.currency} below ${verified.data.threshold}`;
         default:
           return verified satisfies never;
       }
@@ -76,7 +79,7 @@ describe('SDK verifyWebhook', () => {
       if (!isKnownEvent(verified)) throw new Error(`${verified.type} should be known`);
       return summary(verified);
     });
-    expect(summaries).to.deep.equal(['+14155550123 said Stop (STOP)', '+14155550123 by keyword STOP', '+14155550123 by keyword STOP']);
+    expect(summaries).to.deep.equal(['+14155550123 said Stop (STOP)', '+14155550123 by keyword STOP', '+14155550123 by keyword STOP', '4.99 USD below 5']);
   });
 
   it('answers an event of a type it does not know, authentic, as an open-set event (receivers may ignore it)', () => {

@@ -38,7 +38,7 @@ export async function strandedMessages(pool: pg.Pool, accountId: string): Promis
   const { rows } = await pool.query(
     `SELECT m.id FROM messages m
      WHERE m.account_id = $1 AND m.status = 'pending'
-       AND NOT EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = 'send-message' AND j.state IN ('created', 'retry', 'active') AND j.data->>'message_id' = m.id)`,
+       AND NOT EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = 'send-message' AND j.state IN ('created', 'retry', 'active') AND j.data->'message_ids' @> to_jsonb(m.id))`,
     [accountId],
   );
   return rows.map((row) => row.id);

@@ -1,0 +1,34 @@
+// dispatch audit (admin API): what operators did through the admin API.
+import { Command } from 'commander';
+import type { AdminPage, AuditLogEntry } from '../admin-client.ts';
+import { adminOptions, pageFlags, pageQuery, run, type PageOptions } from '../context.ts';
+import { table } from '../output.ts';
+
+const showAuditPage = (page: AdminPage<AuditLogEntry>) => {
+  if (page.data.length === 0) return page.pagination.total === 0 ? 'No audit log entries.' : `No entries on page ${page.pagination.page} (${page.pagination.total} in all).`;
+  const rows = page.data.map((entry) => [entry.created_at, entry.action, entry.target_type, entry.target_id, entry.reason]);
+  return `${table(['When', 'Action', 'Target type', 'Target', 'Reason'], rows)}\nPage ${page.pagination.page} of ${page.pagination.pages} (${page.pagination.total} in all)`;
+};
+
+export function auditCommand(): Command {
+  return adminOptions(
+    pageFlags(
+      new Command('audit')
+        .description('List the admin audit log, newest first: every admin write with the target before and after (admin; --json prints {data, pagination})')
+        .option('--action <action>', 'only this action, e.g. account.suspend')
+        .option('--target-type <type>', 'only targets of this type, e.g. account, route, sender')
+        .option('--target <id>', 'only entries about this target id'),
+      'entries',
+    ),
+  ).action((options: PageOptions & { action?: string; targetType?: string; target?: string }, command: Command) =>
+    run(command, async ({ admin, out }) => {
+      const page = await (await admin()).listAuditLog({
+        ...pageQuery(options),
+        ...(options.action !== undefined && { action: options.action }),
+        ...(options.targetType !== undefined && { target_type: options.targetType }),
+        ...(options.target !== undefined && { target_id: options.target }),
+      });
+      out.result(page, () => showAuditPage(page));
+    }),
+  );
+}

@@ -1,0 +1,43 @@
+import type { Knex } from 'knex';
+import { fetchPage, type Page, type PageRequest } from './pagination.ts';
+
+export interface AuditRow {
+  id: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  before: unknown;
+  after: unknown;
+  reason: string | null;
+  created_at: Date;
+}
+
+export type NewAuditRow = Omit<AuditRow, 'created_at'>;
+
+export interface AuditFilter {
+  action?: string;
+  targetType?: string;
+  targetId?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+export async function insertAuditRow(db: Knex, row: NewAuditRow): Promise<AuditRow> {
+  // jsonb columns take JSON text: pg would send a JS array as a Postgres array.
+  const [inserted] = await db<AuditRow>('admin_audit_log')
+    .insert({ ...row, before: toJson(row.before), after: toJson(row.after) } as never)
+    .returning('*');
+  return inserted;
+}
+
+const toJson = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+
+export async function listAuditRows(db: Knex, filter: AuditFilter, page: PageRequest): Promise<Page<AuditRow>> {
+  const query = db<AuditRow>('admin_audit_log');
+  if (filter.action !== undefined) query.where({ action: filter.action });
+  if (filter.targetType !== undefined) query.where({ target_type: filter.targetType });
+  if (filter.targetId !== undefined) query.where({ target_id: filter.targetId });
+  if (filter.createdAfter !== undefined) query.where('created_at', '>', filter.createdAfter);
+  if (filter.createdBefore !== undefined) query.where('created_at', '<', filter.createdBefore);
+  return fetchPage<AuditRow>(db, query, page);
+}

@@ -1,0 +1,78 @@
+import type { Knex } from 'knex';
+
+/**
+ * Reads the message statistics that the triggers of migration 20261124040000 keep in
+ * message_stats and message_stat_details (hour buckets in UTC, one row per backend stripe):
+ * a read sums the stripes of the range's hours, never a message.
+ */
+
+export type StatsDimension = 'account' | 'route' | 'country';
+
+export interface StatsSelection {
+  /** Only this account's messages; every account's when omitted (admin). */
+  accountId?: string;
+  /** Whole UTC hours: from inclusive, to exclusive. */
+  from: Date;
+  to: Date;
+  interval: 'hour' | 'day' | null;
+  groupBy: StatsDimension[];
+}
+
+export interface StatsKey {
+  period_start?: Date;
+  account_id?: string;
+  route_id?: number | null;
+  country?: string | null;
+}
+
+export interface StatsCountRow extends StatsKey {
+  pending: string;
+  sent: string;
+  delivered: string;
+  failed: string;
+  undelivered: string;
+  cost: string;
+  min_currency: string | null;
+  max_currency: string | null;
+}
+
+export interface StatsDetailRow extends StatsKey {
+  kind: 'failure' | 'latency';
+  key: string;
+  count: string;
+}
+
+/** The selected keys, in the order groups are listed: period, account, route, country. Route 0 and country '' are "none" in the counters. */
+function keyColumns(selection: StatsSelection): string[] {
+  const keys: string[] = [];
+  if (selection.interval === 'hour') keys.push(`s.hour AT TIME ZONE 'UTC' AS period_start`);
+  if (selection.interval === 'day') keys.push(`date_trunc('day', s.hour) AT TIME ZONE 'UTC' AS period_start`);
+  if (selection.groupBy.includes('account')) keys.push('s.account_id');
+  if (selection.groupBy.includes('route')) keys.push('nullif(s.route_id, 0) AS route_id');
+  if (selection.groupBy.includes('country')) keys.push(`nullif(s.country, '') AS country`);
+  return keys;
+}
+
+function summed(db: Knex, table: string, selection: StatsSelection, sums: string, extraKeys: string[] = []) {
+  const keys = keyColumns(selection);
+  const positions = [...keys, ...extraKeys].map((_, index) => index + 1).join(', ');
+  const account = selection.accountId === undefined ? '' : 'AND s.account_id = :accountId';
+  const grouped = positions === '' ? '' : `GROUP BY ${positions} ORDER BY ${positions}`;
+  return db.raw(
+    `SELECT ${[...keys, ...extraKeys, sums].join(', ')}
+     FROM ${table} s ${table === 'message_stats' ? 'JOIN accounts a ON a.id = s.account_id' : ''}
+     WHERE s.hour >= (:from::timestamptz AT TIME ZONE 'UTC') AND s.hour < (:to::timestamptz AT TIME ZONE 'UTC') ${account}
+     ${grouped}`,
+    { from: selection.from.toISOString(), to: selection.to.toISOString(), ...(selection.accountId !== undefined && { accountId: selection.accountId }) },
+  );
+}
+
+/** Counts by status and cost per group, and per group the failures by code and delivered messages by latency bucket. */
+export async function readMessageStats(db: Knex, selection: StatsSelection): Promise<{ counts: StatsCountRow[]; details: StatsDetailRow[] }> {
+  const [counts, details] = await Promise.all([
+    summed(db, 'message_stats', selection, `sum(s.pending) AS pending, sum(s.sent) AS sent, sum(s.delivered) AS delivered, sum(s.failed) AS failed,
+      sum(s.undelivered) AS undelivered, sum(s.cost) AS cost, min(a.currency) AS min_currency, max(a.currency) AS max_currency`),
+    summed(db, 'message_stat_details', selection, 'sum(s.count) AS count', ['s.kind', 's.key']),
+  ]);
+  return { counts: counts.rows.filter((row: StatsCountRow) => row.pending !== null), details: details.rows.filter((row: StatsDetailRow) => row.count !== '0') };
+}

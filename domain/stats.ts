@@ -1,0 +1,150 @@
+import type { Knex } from 'knex';
+import { readMessageStats, type StatsDimension, type StatsKey, type StatsSelection } from '../db/message-stats.ts';
+import { MESSAGE_STATUSES, type MessageStatus } from '../db/messages.ts';
+import { invalidRequest } from './errors.ts';
+import { fromUnits, toUnits } from './money.ts';
+
+const HOUR_MS = 3_600_000;
+const DEFAULT_RANGE_MS = 24 * HOUR_MS;
+const MAX_RANGE_MS = 366 * 24 * HOUR_MS;
+
+/**
+ * The latency buckets the counting trigger uses (migration 20261124040000): bucket 0 is under
+ * 50 ms, bucket i is [50 ms * 2^((i-1)/2), 50 ms * 2^(i/2)), the last is open-ended.
+ */
+const LAST_LATENCY_BUCKET = 34;
+const bucketLower = (bucket: number) => (bucket === 0 ? 0 : 50 * 2 ** ((bucket - 1) / 2));
+const bucketUpper = (bucket: number) => (bucket === LAST_LATENCY_BUCKET ? bucketLower(bucket) : 50 * 2 ** (bucket / 2));
+
+export interface StatsRequest {
+  accountId?: string;
+  from?: string;
+  to?: string;
+  interval?: 'hour' | 'day';
+  /** Comma-separated dimensions, already restricted by the document to those the caller may use. */
+  groupBy?: string;
+}
+
+export interface StatsFigures {
+  messages: number;
+  byStatus: Record<MessageStatus, number>;
+  deliveryRate: number | null;
+  failures: { code: string; count: number }[];
+  cost: string;
+  latencyMs: { p50: number | null; p95: number | null };
+}
+
+export interface Stats {
+  from: Date;
+  to: Date;
+  interval: 'hour' | 'day' | null;
+  groupBy: StatsDimension[];
+  /** The one currency of every counted account; null when they differ or nothing was counted. */
+  currency: string | null;
+  totals: StatsFigures;
+  groups: (StatsKey & StatsFigures)[];
+}
+
+/** The range asked for, widened to whole UTC hours (the counters' grain). */
+function selectionOf(request: StatsRequest, now: Date): StatsSelection {
+  const to = request.to === undefined ? now : new Date(request.to);
+  const from = request.from === undefined ? new Date(to.getTime() - DEFAULT_RANGE_MS) : new Date(request.from);
+  if (from.getTime() >= to.getTime()) throw invalidRequest('from', 'from must be before to.');
+  if (to.getTime() - from.getTime() > MAX_RANGE_MS) throw invalidRequest('from', 'The range from from to to is at most 366 days.');
+  const groupBy = request.groupBy === undefined ? [] : (request.groupBy.split(',') as StatsDimension[]);
+  if (new Set(groupBy).size !== groupBy.length) throw invalidRequest('group_by', 'group_by names each dimension once.');
+  return {
+    accountId: request.accountId,
+    from: new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS),
+    to: new Date(Math.ceil(to.getTime() / HOUR_MS) * HOUR_MS),
+    interval: request.interval ?? null,
+    groupBy,
+  };
+}
+
+/** The q-quantile of a latency histogram, interpolated linearly within its bucket. */
+function quantile(histogram: Map<number, number>, q: number): number | null {
+  const total = [...histogram.values()].reduce((sum, count) => sum + count, 0);
+  if (total === 0) return null;
+  const rank = q * total;
+  let below = 0;
+  for (const bucket of [...histogram.keys()].sort((a, b) => a - b)) {
+    const count = histogram.get(bucket) as number;
+    if (below + count >= rank) {
+      const lower = bucketLower(bucket);
+      return Math.round(lower + ((bucketUpper(bucket) - lower) * (rank - below)) / count);
+    }
+    below += count;
+  }
+  return bucketLower(LAST_LATENCY_BUCKET);
+}
+
+/** What is added up for one group before its figures are worked out. */
+interface Tally {
+  byStatus: Record<MessageStatus, number>;
+  cost: bigint;
+  failures: Map<string, number>;
+  latency: Map<number, number>;
+}
+
+const emptyTally = (): Tally => ({ byStatus: Object.fromEntries(MESSAGE_STATUSES.map((status) => [status, 0])) as Record<MessageStatus, number>, cost: 0n, failures: new Map(), latency: new Map() });
+const addTo = <K>(map: Map<K, number>, key: K, count: number) => map.set(key, (map.get(key) ?? 0) + count);
+
+function figuresOf(tally: Tally): StatsFigures {
+  const { delivered, undelivered, failed } = tally.byStatus;
+  const settled = delivered + undelivered + failed;
+  return {
+    messages: MESSAGE_STATUSES.reduce((sum, status) => sum + tally.byStatus[status], 0),
+    byStatus: tally.byStatus,
+    deliveryRate: settled === 0 ? null : Math.round((delivered / settled) * 10_000) / 10_000,
+    failures: [...tally.failures].filter(([, count]) => count > 0).map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+    cost: fromUnits(tally.cost),
+    latencyMs: { p50: quantile(tally.latency, 0.5), p95: quantile(tally.latency, 0.95) },
+  };
+}
+
+const KEY_FIELDS = ['period_start', 'account_id', 'route_id', 'country'] as const;
+const keyOf = (row: StatsKey): string => JSON.stringify(KEY_FIELDS.map((field) => (row[field] instanceof Date ? (row[field] as Date).toISOString() : row[field])));
+const keyFields = (row: StatsKey): StatsKey => Object.fromEntries(KEY_FIELDS.filter((field) => field in row).map((field) => [field, row[field]]));
+
+/** Message statistics of a range from the counters: one account's (customer), or every account's or one's (admin). */
+export async function messageStats(db: Knex, request: StatsRequest, now = new Date()): Promise<Stats> {
+  const selection = selectionOf(request, now);
+  const { counts, details } = await readMessageStats(db, selection);
+  const grouped = selection.interval !== null || selection.groupBy.length > 0;
+  const tallies = new Map<string, { key: StatsKey; tally: Tally }>();
+  const totals = emptyTally();
+  const tallyOf = (row: StatsKey) => {
+    const id = keyOf(row);
+    if (!tallies.has(id)) tallies.set(id, { key: keyFields(row), tally: emptyTally() });
+    return tallies.get(id)!.tally;
+  };
+  const currencies = new Set<string>();
+  for (const row of counts) {
+    const tally = tallyOf(row);
+    for (const target of [tally, totals]) {
+      for (const status of MESSAGE_STATUSES) target.byStatus[status] += Number(row[status]);
+      target.cost += toUnits(row.cost);
+    }
+    for (const currency of [row.min_currency, row.max_currency]) if (currency !== null) currencies.add(currency);
+  }
+  for (const row of details) {
+    const tally = tallyOf(row);
+    for (const target of [tally, totals]) {
+      if (row.kind === 'failure') addTo(target.failures, row.key, Number(row.count));
+      else addTo(target.latency, Number(row.key), Number(row.count));
+    }
+  }
+  const groups = grouped
+    ? [...tallies.values()].map(({ key, tally }) => ({ key, figures: figuresOf(tally) })).filter(({ figures }) => figures.messages > 0).map(({ key, figures }) => ({ ...key, ...figures }))
+    : [];
+  return {
+    from: selection.from,
+    to: selection.to,
+    interval: selection.interval,
+    groupBy: selection.groupBy,
+    currency: currencies.size === 1 ? [...currencies][0] : null,
+    totals: figuresOf(totals),
+    groups,
+  };
+}

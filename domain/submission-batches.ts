@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import { beginSubmission, beginSubmissions } from '../db/message-attempts.ts';
+import { activeAmong } from '../db/accounts.ts';
+import { findMessageById, findMessagesByIds, type MessageRow } from '../db/messages.ts';
+import type { JobQueue } from '../db/queues.ts';
+import { activeAccountRoutes, activeRoutesOfAccounts, type RouteRow } from '../db/routes.ts';
+import { Batcher } from './batcher.ts';
+import { recordAcceptance, recordAcceptances, type Acceptance } from './message-outcomes.ts';
+
+// Enough to amortise a round trip over the messages a process has in flight; two batches of a
+// kind at once let one's round trip overlap the other's.
+const BATCH = { maxBatch: 64, maxInFlight: 2 };
+
+/**
+ * The reads and writes around each submission that every message of the send worker makes,
+ * shared by the messages in flight in this process (domain/batcher.ts): the message, whether
+ * its account is active and its routes read, the submission begun, and the upstream's
+ * acceptance recorded, each for all of them with one statement (one transaction for the
+ * acceptances) instead of one each.
+ */
+export class SubmissionBatches {
+  readonly messages: Batcher<string, MessageRow | undefined>;
+  readonly accountActive: Batcher<string, boolean>;
+  readonly routes: Batcher<string, RouteRow[]>;
+  readonly begun: Batcher<{ messageId: string; routeId: number }, number>;
+  readonly acceptances: Batcher<Acceptance, void>;
+
+  constructor(db: Knex, jobs: JobQueue) {
+    this.messages = new Batcher({
+      ...BATCH,
+      runBatch: async (ids) => {
+        const found = new Map((await findMessagesByIds(db, ids)).map((message) => [message.id, message]));
+        return ids.map((id) => found.get(id));
+      },
+      runOne: (id) => findMessageById(db, id),
+    });
+    this.accountActive = new Batcher({
+      ...BATCH,
+      runBatch: async (accountIds) => {
+        const active = await activeAmong(db, [...new Set(accountIds)]);
+        return accountIds.map((accountId) => active.has(accountId));
+      },
+      runOne: async (accountId) => (await activeAmong(db, [accountId])).has(accountId),
+    });
+    this.routes = new Batcher({
+      ...BATCH,
+      runBatch: async (accountIds) => {
+        const found = await activeRoutesOfAccounts(db, [...new Set(accountIds)]);
+        return accountIds.map((accountId) => found.get(accountId) ?? []);
+      },
+      runOne: (accountId) => activeAccountRoutes(db, accountId),
+    });
+    this.begun = new Batcher({ ...BATCH, runBatch: (submissions) => beginSubmissions(db, submissions), runOne: ({ messageId, routeId }) => beginSubmission(db, messageId, routeId) });
+    this.acceptances = new Batcher({
+      ...BATCH,
+      runBatch: (acceptances) => recordAcceptances(db, jobs, acceptances),
+      runOne: ({ messageId, route, price, accepted, submission }) => recordAcceptance(db, jobs, messageId, route, price, accepted, submission),
+    });
+  }
+}

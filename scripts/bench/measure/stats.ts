@@ -1,0 +1,95 @@
+import type pg from 'pg';
+import { log, type Bench, type Measurement } from '../context.ts';
+import { count, ms, perSecond, refusals } from '../format.ts';
+import { runLoad } from '../load.ts';
+
+const CONNECTIONS = 8;
+/** 10,000,000 in a full run, 1,000,000 with --quick: ten times the message list's account. */
+const SEED_FACTOR = 10;
+const COUNTRIES = [
+  { country: 'US', prefix: '+12127' },
+  { country: 'GB', prefix: '+447400' },
+  { country: 'FR', prefix: '+336' },
+  { country: 'DE', prefix: '+49151' },
+  { country: 'IN', prefix: '+9198' },
+];
+const BATCH = 1_000_000;
+
+/**
+ * `total` messages of `accountId` created evenly over the last 24 hours, over `routeIds` and five
+ * countries, in a realistic mix of statuses with delivery latencies from 0.3 s to 30 s. One
+ * INSERT ... SELECT per million rows, so that the statistics trigger fills the counters as it
+ * does for the service's own writes (and its cost on a million-row statement shows in the log).
+ */
+export async function seedStatsMessages(pool: pg.Pool, accountId: string, routeIds: number[], total: number): Promise<void> {
+  for (let start = 0; start < total; start += BATCH) {
+    await pool.query(
+      `INSERT INTO messages (id, account_id, "to", "from", body, status, encoding, segments, cost, currency, country, route_id,
+                             attempts, error, reference, created_at, sent_at, delivered_at, failed_at)
+       SELECT 'msg_T' || lpad(g::text, 23, '0'), $1, c.prefix || lpad((g % 100000)::text, 6, '0'), 'Bench', 'Your code is 482913.',
+              s.status, 'GSM-7', 1, CASE WHEN s.status = 'failed' THEN 0 ELSE 0.001 END, 'USD', c.country,
+              CASE WHEN s.status IN ('failed', 'pending') THEN NULL ELSE ($2::int[])[1 + g % array_length($2::int[], 1)] END, 1,
+              CASE s.status WHEN 'failed' THEN '{"type":"provider_error","code":"provider_rejected","message":"Refused."}'::jsonb
+                            WHEN 'undelivered' THEN '{"type":"provider_error","code":"undelivered","message":"Not delivered."}'::jsonb END,
+              'bench-stats', t.at,
+              CASE WHEN s.status <> 'failed' THEN t.at + interval '200 ms' END,
+              CASE WHEN s.status = 'delivered' THEN t.at + interval '300 ms' + (g % 100) * interval '300 ms' END,
+              CASE WHEN s.status IN ('failed', 'undelivered') THEN t.at + interval '2 s' END
+         FROM generate_series($3::int, $4::int) AS g,
+              LATERAL (SELECT CASE g % 20 WHEN 0 THEN 'failed' WHEN 1 THEN 'undelivered' WHEN 2 THEN 'sent' WHEN 3 THEN 'pending' ELSE 'delivered' END AS status) AS s,
+              LATERAL (SELECT (ARRAY[${COUNTRIES.map(({ country }) => `'${country}'`).join(', ')}])[1 + g % ${COUNTRIES.length}] AS country,
+                              (ARRAY[${COUNTRIES.map(({ prefix }) => `'${prefix}'`).join(', ')}])[1 + g % ${COUNTRIES.length}] AS prefix) AS c,
+              LATERAL (SELECT now() - interval '1 minute' - interval '23 hours' * (1 - g::float8 / $5) AS at) AS t`,
+      [accountId, routeIds, start + 1, Math.min(start + BATCH, total), total],
+    );
+  }
+  await pool.query('ANALYZE message_stats, message_stat_details');
+}
+
+/** Whether an answer's totals equal a count over the account's messages of the range it reports. */
+export async function statsTotalsExact(pool: pg.Pool, accountId: string, stats: { from: string; to: string; totals: { messages: number; by_status: Record<string, number> } }) {
+  const { rows } = await pool.query(
+    `SELECT status, count(*)::int AS n FROM messages WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY status`,
+    [accountId, stats.from, stats.to],
+  );
+  const counted = Object.fromEntries(rows.map((row) => [row.status, row.n as number]));
+  const exact = Object.entries(stats.totals.by_status).every(([status, n]) => n === (counted[status] ?? 0));
+  return { exact, answered: stats.totals.messages, counted: rows.reduce((sum, row) => sum + (row.n as number), 0) };
+}
+
+/** GET /stats and GET /admin/stats over an account of 10,000,000 messages (1,000,000 with --quick), 8 connections, p99 of each. */
+export async function measureStats(bench: Bench, adminToken: string): Promise<Measurement> {
+  const seeded = bench.options.durations.seededMessages * SEED_FACTOR;
+  const tenant = await bench.tenant('stats', 10);
+  log(`stats: seeding ${count(seeded)} messages over the last 24 hours (INSERT ... SELECT into messages: the trigger fills the counters)`);
+  const started = Date.now();
+  await seedStatsMessages(bench.pool, tenant.accountId, [bench.routeId], seeded);
+  const seedSeconds = Math.round((Date.now() - started) / 1000);
+  log(`  seeded in ${seedSeconds} s`);
+
+  const seconds = bench.options.durations.listSeconds;
+  const queries = [
+    { name: 'GET /stats', path: '/stats', keys: tenant.keys },
+    { name: 'GET /stats by hour, route and country', path: '/stats?interval=hour&group_by=route,country', keys: tenant.keys },
+    { name: 'GET /admin/stats by account', path: '/admin/stats?group_by=account', keys: [adminToken] },
+  ];
+  const rows: Measurement['rows'] = [];
+  const figures: Record<string, unknown> = { seeded, seedSeconds };
+  for (const query of queries) {
+    log(`stats: ${query.name}, ${CONNECTIONS} connections, ${seconds} s`);
+    const result = await runLoad({ urls: bench.apiUrls(query.path), method: 'GET', keys: query.keys, connections: CONNECTIONS, durationSeconds: seconds });
+    const answer = await fetch(bench.apiUrls(`/stats`)[0], { headers: { authorization: `Bearer ${tenant.keys[0]}` } });
+    const total = await statsTotalsExact(bench.pool, tenant.accountId, ((await answer.json()) as { data: Parameters<typeof statsTotalsExact>[2] }).data);
+    figures[query.name] = { result, total };
+    rows.push({
+      target: 'stats',
+      what: `${query.name}, ${count(seeded)} messages seeded by INSERT ... SELECT (trigger-filled counters), ${CONNECTIONS} connections`,
+      measured: `p99 ${ms(result.latency.p99)} (p50 ${ms(result.latency.p50)}, ${perSecond(result.okPerSecond, 'req')}${refusals(result)}); totals ${total.exact ? 'exact' : `${total.answered}, not ${total.counted}`}`,
+      baseline: '',
+      ratio: '',
+      goal: '<= 50 ms, totals exact',
+      pass: result.latency.p99 <= 50 && total.exact,
+    });
+  }
+  return { rows, figures };
+}

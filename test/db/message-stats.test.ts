@@ -1,0 +1,130 @@
+import { expect } from 'chai';
+import { fileURLToPath } from 'node:url';
+import type { Knex } from 'knex';
+import { connect } from '../../db/connection.ts';
+import { readMessageStats } from '../../db/message-stats.ts';
+import { insertMessages, moveMessageStatus, type NewMessage } from '../../db/messages.ts';
+import { newId } from '../../domain/ids.ts';
+import { createTenant, type Tenant } from '../support/fixtures.ts';
+import { harness } from '../support/harness.ts';
+import { siblingDatabase } from '../support/sibling-database.ts';
+
+const MIGRATION = '20261124040000_add_balance_alerts_and_message_stats.ts';
+const migrations: Knex.MigratorConfig = { directory: fileURLToPath(new URL('../../db/migrations', import.meta.url)), loadExtensions: ['.ts'] };
+
+const message = (tenant: Tenant, spec: Partial<NewMessage> = {}): NewMessage => ({
+  id: newId('msg'),
+  account_id: tenant.accountId,
+  api_key_id: null,
+  to: '+12127000042',
+  from: 'Dispatch',
+  body: 'Hi',
+  status: 'pending',
+  encoding: 'GSM-7',
+  segments: 1,
+  cost: '0.0100',
+  currency: 'USD',
+  country: 'US',
+  route_id: null,
+  requested_route_id: null,
+  error: null,
+  reference: null,
+  ...spec,
+});
+
+/** The counters of the account over the last day, summed over every stripe, and what a scan of its messages says. */
+async function countersAndScan(db: Knex, accountId: string) {
+  const now = Date.now();
+  const selection = { accountId, from: new Date(now - 86_400_000), to: new Date(now + 3_600_000), interval: null, groupBy: ['country' as const] };
+  const { counts, details } = await readMessageStats(db, selection);
+  // A group whose messages all moved away keeps a row of zeros: it has no messages.
+  const counters = counts
+    .map((row) => ({ country: row.country, pending: Number(row.pending), sent: Number(row.sent), delivered: Number(row.delivered), failed: Number(row.failed), cost: Number(row.cost) }))
+    .filter((row) => row.pending + row.sent + row.delivered + row.failed > 0);
+  const scan = await db('messages').where({ account_id: accountId }).andWhere('created_at', '>', new Date(now - 86_400_000)).groupBy('country').orderBy('country')
+    .select('country', db.raw(`count(*) FILTER (WHERE status = 'pending')::int AS pending`), db.raw(`count(*) FILTER (WHERE status = 'sent')::int AS sent`),
+      db.raw(`count(*) FILTER (WHERE status = 'delivered')::int AS delivered`), db.raw(`count(*) FILTER (WHERE status = 'failed')::int AS failed`), db.raw('sum(cost)::float AS cost'));
+  return { counters, scan, details: details.map((row) => [row.country, row.kind, row.key, Number(row.count)]) };
+}
+
+describe('the message statistics triggers', () => {
+  it('count a multi-row insert and each status change, and move a message whose time changes to its hour', async () => {
+    const tenant = await createTenant();
+    const rows = [message(tenant), message(tenant), message(tenant, { country: 'GB', to: '+447400123456' }), message(tenant, { country: null })];
+    await insertMessages(harness.db, rows);
+    await moveMessageStatus(harness.db, rows[0].id, 'pending', 'sent', { route_id: null });
+    await moveMessageStatus(harness.db, rows[1].id, 'pending', 'failed', { cost: '0.0000', error: { type: 'provider_error', code: 'provider_rejected', message: 'No' } });
+    // A change the statistics do not read adds nothing.
+    await harness.db('messages').whereIn('id', rows.map((row) => row.id)).increment('attempts', 1);
+    const { counters, scan, details } = await countersAndScan(harness.db, tenant.accountId);
+    expect(counters).to.deep.equal(scan);
+    expect(counters.map((row) => row.country)).to.deep.equal(['GB', 'US', null]);
+    expect(details).to.deep.equal([['US', 'failure', 'provider_rejected', 1]]);
+
+    await harness.db('messages').where({ id: rows[2].id }).update({ created_at: new Date(Date.now() - 2 * 86_400_000) });
+    const moved = await countersAndScan(harness.db, tenant.accountId);
+    expect(moved.counters).to.deep.equal(moved.scan);
+    expect(moved.counters.map((row) => row.country)).to.deep.equal(['US', null]);
+  });
+
+  it('bucket the latency of a delivery from acceptance to delivered_at', async () => {
+    const tenant = await createTenant();
+    const [stored] = await insertMessages(harness.db, [message(tenant)]);
+    // 2 s: 2 * log2(2000 / 50) = 10.6, so bucket 11, [1,600 ms, 2,263 ms).
+    await moveMessageStatus(harness.db, stored.id, 'pending', 'delivered', { delivered_at: new Date(stored.created_at.getTime() + 2000) });
+    expect((await countersAndScan(harness.db, tenant.accountId)).details).to.deep.equal([['US', 'latency', '11', 1]]);
+  });
+
+  it('let two transactions count messages of one account at once, each on its own stripe', async () => {
+    const tenant = await createTenant();
+    const first = await harness.db.transaction();
+    const second = await harness.db.transaction();
+    try {
+      await insertMessages(first, [message(tenant)]);
+      // With one shared counter row this insert would wait for `first` to end; the lock timeout makes that a failure.
+      await second.raw(`SET LOCAL lock_timeout = '2s'`);
+      await insertMessages(second, [message(tenant), message(tenant)]);
+      await second.commit();
+      await first.commit();
+    } finally {
+      if (!first.isCompleted()) await first.rollback();
+      if (!second.isCompleted()) await second.rollback();
+    }
+    const stripes = await harness.db('message_stats').where({ account_id: tenant.accountId }).select('stripe', 'pending');
+    expect(stripes.map((row) => Number(row.pending)).sort()).to.deep.equal([1, 2]);
+    const { counters, scan } = await countersAndScan(harness.db, tenant.accountId);
+    expect(counters).to.deep.equal(scan);
+  });
+});
+
+describe('the migration that adds message statistics', function () {
+  this.timeout(60_000);
+
+  it('backfills the counters from the messages already stored', async () => {
+    const sibling = await siblingDatabase();
+    const db = connect(sibling.url);
+    try {
+      for (;;) {
+        const [, pending] = (await db.migrate.list(migrations)) as [unknown[], { file: string }[]];
+        if (pending[0].file === MIGRATION) break;
+        await db.migrate.up(migrations);
+      }
+      await db('accounts').insert({ id: 'acct_a', email: 'a@example.com', name: 'A' });
+      const base = { account_id: 'acct_a', to: '+12127000042', from: 'Dispatch', body: 'Hi', encoding: 'GSM-7', segments: 1, currency: 'USD' };
+      const created = new Date();
+      await db('messages').insert([
+        { ...base, id: 'msg_1', status: 'delivered', cost: 0.01, created_at: created, delivered_at: new Date(created.getTime() + 30) },
+        { ...base, id: 'msg_2', status: 'undelivered', cost: 0.01, error: JSON.stringify({ type: 'provider_error', code: 'undelivered', message: 'No' }) },
+        { ...base, id: 'msg_3', status: 'pending', cost: 0.01 },
+      ]);
+      await db.migrate.up(migrations);
+      const { counts, details } = await readMessageStats(db, { accountId: 'acct_a', from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 3_600_000), interval: null, groupBy: [] });
+      expect(counts.map((row) => [row.pending, row.delivered, row.undelivered, Number(row.cost)])).to.deep.equal([['1', '1', '1', 0.03]]);
+      expect(details.map((row) => [row.kind, row.key, row.count]).sort()).to.deep.equal([['failure', 'undelivered', '1'], ['latency', '0', '1']]);
+      expect((await db('message_stats').select('stripe')).map((row) => row.stripe)).to.deep.equal([0]);
+    } finally {
+      await db.destroy();
+      await sibling.drop();
+    }
+  });
+});

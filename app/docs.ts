@@ -41,7 +41,10 @@ const CACHE_CONTROL = 'public, no-cache';
 const compress = promisify(gzip);
 
 async function load(file: AssetFile, origin: string): Promise<Asset> {
-  const body = Buffer.from((await readFile(file.url, 'utf8')).replaceAll(DOCUMENTED_ORIGIN, origin));
+  // As the URL parser writes it: characters that would end a JSON string, an HTML attribute or
+  // the page's script (", <, >, `) come percent-encoded.
+  const base = new URL(origin).href.replace(/\/$/, '');
+  const body = Buffer.from((await readFile(file.url, 'utf8')).replaceAll(DOCUMENTED_ORIGIN, base));
   const hash = createHash('sha256').update(body).digest('base64url').slice(0, 27);
   // Weak: one validator for the identity and the gzip representation of the same content.
   return { body, gzipped: await compress(body, { level: 9 }), etag: `W/"${hash}"` };

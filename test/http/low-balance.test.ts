@@ -125,6 +125,23 @@ describe('the balance.low event', function () {
     expect(await lowEventsOf(tenant.accountId)).to.have.length(1);
   });
 
+  it('is emitted by the charge of a failover to a pricier route when that charge crosses it', async () => {
+    const tenant = await sendingTenant({
+      balance: 1,
+      routes: [
+        { price: 0.1, config: { outcome: 'unavailable' } },
+        { price: 0.3, config: { outcome: 'delivered', dlr_delay_ms: 10 } },
+      ],
+    });
+    expect((await call('PATCH', '/account', { auth: tenant.key, body: { low_balance_threshold: 0.8 } })).status).to.equal(200);
+    const sent = await call('POST', '/messages/send', { auth: tenant.key, body: { to: '+12127000042', from: 'Dispatch', body: 'Hi' } });
+    expect(sent.status).to.equal(201);
+    // Accepted at 0.10 (0.90 left, above the threshold), then 0.20 more for the pricier route: 0.70.
+    await eventually(() => lowEventsOf(tenant.accountId), (events) => events.length === 1, { what: 'the failover charge to warn' });
+    await eventually(async () => (await call('GET', `/messages/${sent.body.data.id}`, { auth: tenant.key })).body.data.status, (status) => status === 'delivered');
+    expect((await lowEventsOf(tenant.accountId)).map((event) => event.data)).to.deep.equal([{ account_id: tenant.accountId, balance: 0.7, threshold: 0.8, currency: 'USD' }]);
+  });
+
   it('is never emitted without a threshold, nor when the threshold is set above the balance', async () => {
     const tenant = await warnedTenant(1, null);
     await send(tenant);

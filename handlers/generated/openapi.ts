@@ -1643,7 +1643,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List delivery attempts of a webhook endpoint
+         * List delivery attempts of any webhook endpoint (operator)
          * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
          *     admin API is off and answers 401.
          *

@@ -189,7 +189,7 @@ describe('the public API reference (docs/public/)', () => {
       expect(schemas().OptOutEvent.properties.type.enum).to.deep.equal(['recipient.opted_out', 'recipient.opted_in']);
       expect(schemas().OptOutEvent.properties.data.$ref).to.equal('#/components/schemas/OptOut');
       expect(schemas().EventPageEnvelope.properties.data.items.oneOf.map((item: { $ref: string }) => item.$ref)).to.have.members(
-        ['Event', 'OptOutEvent', 'InboundMessageEvent', 'WebhookTestEvent'].map((name) => `#/components/schemas/${name}`),
+        ['Event', 'OptOutEvent', 'InboundMessageEvent', 'WebhookTestEvent', 'LowBalanceEvent'].map((name) => `#/components/schemas/${name}`),
       );
       const newTypes = ['message.received', 'recipient.opted_out', 'recipient.opted_in'];
       expect(schemas().CreateWebhookEndpointRequest.properties.events.items.enum).to.include.members(['*', ...newTypes]);

@@ -124,7 +124,7 @@ describe('HEAD', () => {
     const postOnly = await fetch(`${harness.baseUrl}/admin/accounts/acct_000000000000000000000000/credit`, { method: 'HEAD', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(postOnly.status).to.equal(405);
     expect(postOnly.headers.get('allow')).to.equal('POST');
-    expect((await call('DELETE', '/account', { auth: tenant.key })).headers.get('allow')).to.equal('GET, HEAD');
+    expect((await call('DELETE', '/account', { auth: tenant.key })).headers.get('allow')).to.equal('GET, HEAD, PATCH');
   });
 });
 

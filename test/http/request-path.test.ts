@@ -43,7 +43,7 @@ describe('the request path', () => {
     const tenant = await createTenant();
     const response = await call('PUT', '/account', { auth: tenant.key });
     expectError(response, 405, 'method_not_allowed');
-    expect(response.headers.get('allow')).to.equal('GET, HEAD');
+    expect(response.headers.get('allow')).to.equal('GET, HEAD, PATCH');
   });
 
   it('answers malformed JSON with 400 invalid_json and no stack trace', async () => {

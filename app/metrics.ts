@@ -11,7 +11,7 @@ import {
   webhookEndpointsByState,
 } from '../db/operations-stats.ts';
 import { QUEUES } from '../db/queues.ts';
-import { Batcher } from '../domain/batcher.ts';
+import { Batcher } from '../db/batching.ts';
 import { WEBHOOK_ATTEMPT_REASONS, type WebhookAttemptReason } from '../jobs/webhook-post.ts';
 import type { DeliveryReport, SubmitOutcome } from '../providers/types.ts';
 
@@ -98,7 +98,7 @@ export class Metrics {
       const seconds = await sentToDeliveredSecondsOf(db, ids);
       return ids.map(({ routeId, providerMessageId }) => seconds.get(`${routeId}:${providerMessageId}`));
     };
-    this.deliveredLatencies = new Batcher({ runBatch: latenciesOf, runOne: async (id) => (await latenciesOf([id]))[0], maxBatch: 64, maxInFlight: 1 });
+    this.deliveredLatencies = new Batcher({ run: latenciesOf, runOne: async (id) => (await latenciesOf([id]))[0], maxBatch: 64, maxInFlight: 1 });
     const messages = new client.Gauge({ name: 'dispatch_messages_last_24h', help: 'Messages created in the last 24 hours by status and route name (none: not taken by a route).', labelNames: ['status', 'route'], registers: [this.registry] });
     const depth = new client.Gauge({ name: 'dispatch_queue_jobs', help: 'Jobs waiting or running by queue and state (created, retry, active).', labelNames: ['queue', 'state'], registers: [this.registry] });
     const age = new client.Gauge({ name: 'dispatch_queue_oldest_job_age_seconds', help: 'By queue and state: seconds the oldest job has waited since it became due (created, retry) or run (active); 0 when there is none.', labelNames: ['queue', 'state'], registers: [this.registry] });
@@ -170,7 +170,7 @@ export class Metrics {
     const route = await this.routeName(routeId);
     this.deliveryReports.inc({ route, status: report.status });
     if (report.status !== 'delivered') return;
-    const seconds = await this.deliveredLatencies.add({ routeId, providerMessageId: report.providerMessageId });
+    const seconds = await this.deliveredLatencies.submit({ routeId, providerMessageId: report.providerMessageId });
     if (seconds !== undefined) this.deliveryLatency.observe({ route }, Math.max(0, seconds));
   }
 

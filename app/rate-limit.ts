@@ -42,7 +42,7 @@ export class KeyRateLimiter {
   private readonly batcher: Batcher<Request, RateLimitOutcome>;
 
   constructor(db: Knex) {
-    this.batcher = new Batcher((requests) => count(db, requests));
+    this.batcher = new Batcher({ run: (requests) => count(db, requests) });
   }
 
   consume(keyId: string, limit: number): Promise<RateLimitOutcome> {

@@ -6,23 +6,35 @@ interface Waiting<Request, Answer> {
   reject: (error: unknown) => void;
 }
 
+export interface BatcherOptions<Request, Answer> {
+  /** Answers one value per request, in their order; an Error answers its request alone with a refusal. */
+  run: (requests: Request[]) => Promise<(Answer | Error)[]>;
+  /**
+   * When given, a batch that fails as a whole is answered request by request with it, in
+   * arrival order, as if each had come alone (a group commit whose one send may not go beside
+   * the others); without it, every request of the batch fails with the batch's error.
+   */
+  runOne?: (request: Request) => Promise<Answer>;
+  /** Requests one batch may hold (default: all that wait). */
+  maxBatch?: number;
+  /** Batches under way at once (default 2). */
+  maxInFlight?: number;
+}
+
 /**
- * Answers requests in batches, one statement per batch: the requests read from the network in
- * one turn of the event loop go together, and those that arrive while `maxInFlight` statements
- * are under way wait for the next. Under load a request costs a fraction of a round trip; a
- * lone request waits for nothing. `run` answers one value per request, in their order; when it
- * fails, every request of its batch fails with the same error.
+ * Answers requests in batches, one statement (or transaction) per batch: the requests that
+ * arrive in one turn of the event loop go together, and those that arrive while `maxInFlight`
+ * batches are under way wait for the next. Under load a request costs a fraction of a round
+ * trip; a lone request waits for nothing but the end of its turn.
  */
 export class Batcher<Request, Answer> {
-  private readonly run: (requests: Request[]) => Promise<Answer[]>;
-  private readonly maxInFlight: number;
+  private readonly options: Required<Omit<BatcherOptions<Request, Answer>, 'runOne'>> & Pick<BatcherOptions<Request, Answer>, 'runOne'>;
   private waiting: Waiting<Request, Answer>[] = [];
   private inFlight = 0;
   private scheduled = false;
 
-  constructor(run: (requests: Request[]) => Promise<Answer[]>, maxInFlight = 2) {
-    this.run = run;
-    this.maxInFlight = maxInFlight;
+  constructor(options: BatcherOptions<Request, Answer>) {
+    this.options = { maxBatch: Number.POSITIVE_INFINITY, maxInFlight: 2, ...options };
   }
 
   submit(request: Request): Promise<Answer> {
@@ -38,23 +50,34 @@ export class Batcher<Request, Answer> {
   }
 
   private pump(): void {
-    if (this.inFlight >= this.maxInFlight || this.waiting.length === 0) return;
-    const batch = this.waiting;
-    this.waiting = [];
-    this.inFlight++;
-    this.answer(batch).finally(() => {
-      this.inFlight--;
-      this.pump();
-    });
+    while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, this.options.maxBatch);
+      this.inFlight++;
+      void this.answer(batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
   }
 
   private async answer(batch: Waiting<Request, Answer>[]): Promise<void> {
+    const { run, runOne } = this.options;
+    let answers: (Answer | Error)[];
     try {
-      const answers = await this.run(batch.map((waiting) => waiting.request));
-      batch.forEach((waiting, index) => waiting.resolve(answers[index]));
+      answers = await run(batch.map((waiting) => waiting.request));
     } catch (error) {
-      for (const waiting of batch) waiting.reject(error);
+      if (!runOne) {
+        for (const waiting of batch) waiting.reject(error);
+        return;
+      }
+      for (const waiting of batch) await runOne(waiting.request).then(waiting.resolve, waiting.reject);
+      return;
     }
+    batch.forEach((waiting, index) => {
+      const answer = answers[index];
+      if (answer instanceof Error) waiting.reject(answer);
+      else waiting.resolve(answer);
+    });
   }
 }
 
@@ -64,7 +87,7 @@ export function pooledBatcher<Request, Answer>(run: (db: Knex, requests: Request
   return (db) => {
     let batcher = batchers.get(db);
     if (!batcher) {
-      batcher = new Batcher((requests) => run(db, requests));
+      batcher = new Batcher({ run: (requests) => run(db, requests) });
       batchers.set(db, batcher);
     }
     return batcher;

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { JobQueue } from '../db/queues.ts';
 import type { DeliveryReport } from '../providers/types.ts';
-import { Batcher } from './batcher.ts';
+import { Batcher } from '../db/batching.ts';
 import { recordDeliveryReport, recordDeliveryReports, type RouteReport } from './message-outcomes.ts';
 
 /**
  * Records delivery reports as they arrive, those that arrive together in one transaction
- * (domain/batcher.ts): an upstream reports about as fast as Dispatch submits, so one report a
+ * (db/batching.ts): an upstream reports about as fast as Dispatch submits, so one report a
  * transaction would cost the database as much again as the sending.
  */
 export class DeliveryReportRecorder {
@@ -14,7 +14,7 @@ export class DeliveryReportRecorder {
 
   constructor(db: Knex, jobs: JobQueue) {
     this.#batcher = new Batcher<RouteReport, 'applied' | 'kept'>({
-      runBatch: (reports) => recordDeliveryReports(db, jobs, reports),
+      run: (reports) => recordDeliveryReports(db, jobs, reports),
       runOne: ({ routeId, report }) => recordDeliveryReport(db, jobs, routeId, report),
       maxBatch: 64,
       maxInFlight: 2,
@@ -23,6 +23,6 @@ export class DeliveryReportRecorder {
 
   /** Resolves once the report is stored (applied, or kept for its submit response); rejects when it could not be. */
   record(routeId: number, report: DeliveryReport): Promise<'applied' | 'kept'> {
-    return this.#batcher.add({ routeId, report });
+    return this.#batcher.submit({ routeId, report });
   }
 }

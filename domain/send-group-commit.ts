@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
-import { Batcher } from './batcher.ts';
+import { Batcher } from '../db/batching.ts';
 import { acceptMessage, acceptMessages, type SingleSend } from './sending.ts';
 
 /**
  * Group commit of single sends: the sends that arrive while a group commits share the next
- * group's transaction, its statements and the balance row's lock (domain/batcher.ts).
+ * group's transaction, its statements and the balance row's lock (db/batching.ts).
  *
  * Each send keeps its own outcome: acceptMessages refuses one alone for what concerns it alone;
  * when the group as a whole cannot be accepted (a key's limit or the balance reached part way,
@@ -18,7 +18,7 @@ export class SendGroupCommit {
 
   constructor(db: Knex, jobs: JobQueue) {
     this.#batcher = new Batcher<SingleSend, MessageRow>({
-      runBatch: (sends) => db.transaction((trx) => acceptMessages(trx, jobs, sends)),
+      run: (sends) => db.transaction((trx) => acceptMessages(trx, jobs, sends)),
       runOne: (send) => db.transaction((trx) => acceptMessage(trx, jobs, send.sender, send.request)),
       // Enough to amortise a commit, few enough that one group's statements stay small.
       maxBatch: 64,
@@ -28,6 +28,6 @@ export class SendGroupCommit {
   }
 
   accept(sender: SingleSend['sender'], request: SingleSend['request']): Promise<MessageRow> {
-    return this.#batcher.add({ sender, request });
+    return this.#batcher.submit({ sender, request });
   }
 }

@@ -4,7 +4,7 @@ import { activeAmong } from '../db/accounts.ts';
 import { findMessageById, findMessagesByIds, type MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { activeAccountRoutes, activeRoutesOfAccounts, type RouteRow } from '../db/routes.ts';
-import { Batcher } from './batcher.ts';
+import { Batcher } from '../db/batching.ts';
 import { recordAcceptance, recordAcceptances, type Acceptance } from './message-outcomes.ts';
 
 // Enough to amortise a round trip over the messages a process has in flight; two batches of a
@@ -13,7 +13,7 @@ const BATCH = { maxBatch: 64, maxInFlight: 2 };
 
 /**
  * The reads and writes around each submission that every message of the send worker makes,
- * shared by the messages in flight in this process (domain/batcher.ts): the message, whether
+ * shared by the messages in flight in this process (db/batching.ts): the message, whether
  * its account is active and its routes read, the submission begun, and the upstream's
  * acceptance recorded, each for all of them with one statement (one transaction for the
  * acceptances) instead of one each.
@@ -28,7 +28,7 @@ export class SubmissionBatches {
   constructor(db: Knex, jobs: JobQueue) {
     this.messages = new Batcher({
       ...BATCH,
-      runBatch: async (ids) => {
+      run: async (ids) => {
         const found = new Map((await findMessagesByIds(db, ids)).map((message) => [message.id, message]));
         return ids.map((id) => found.get(id));
       },
@@ -36,7 +36,7 @@ export class SubmissionBatches {
     });
     this.accountActive = new Batcher({
       ...BATCH,
-      runBatch: async (accountIds) => {
+      run: async (accountIds) => {
         const active = await activeAmong(db, [...new Set(accountIds)]);
         return accountIds.map((accountId) => active.has(accountId));
       },
@@ -44,16 +44,16 @@ export class SubmissionBatches {
     });
     this.routes = new Batcher({
       ...BATCH,
-      runBatch: async (accountIds) => {
+      run: async (accountIds) => {
         const found = await activeRoutesOfAccounts(db, [...new Set(accountIds)]);
         return accountIds.map((accountId) => found.get(accountId) ?? []);
       },
       runOne: (accountId) => activeAccountRoutes(db, accountId),
     });
-    this.begun = new Batcher({ ...BATCH, runBatch: (submissions) => beginSubmissions(db, submissions), runOne: ({ messageId, routeId }) => beginSubmission(db, messageId, routeId) });
+    this.begun = new Batcher({ ...BATCH, run: (submissions) => beginSubmissions(db, submissions), runOne: ({ messageId, routeId }) => beginSubmission(db, messageId, routeId) });
     this.acceptances = new Batcher({
       ...BATCH,
-      runBatch: (acceptances) => recordAcceptances(db, jobs, acceptances),
+      run: (acceptances) => recordAcceptances(db, jobs, acceptances),
       runOne: ({ messageId, route, price, accepted, submission }) => recordAcceptance(db, jobs, messageId, route, price, accepted, submission),
     });
   }

@@ -78,15 +78,15 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
     deps.onFailed?.(messageId, error);
     return 'done' as const;
   };
-  const message = await batches.messages.add(messageId);
+  const message = await batches.messages.submit(messageId);
   if (!message || message.status !== 'pending') return 'done';
   const lastTry = retriesSpent || Date.now() - message.created_at.getTime() >= SEND_WINDOW_MS;
   // A suspended or closed account's messages wait: reactivated within the window, they go out.
-  if (!(await batches.accountActive.add(message.account_id))) {
+  if (!(await batches.accountActive.submit(message.account_id))) {
     if (!lastTry) return 'retry';
     return fail({ type: 'provider_error', code: 'provider_unavailable', message: 'The message was not sent: its account was not active within the send window.' });
   }
-  const eligible = routesFor(await batches.routes.add(message.account_id), message.to, message.requested_route_id);
+  const eligible = routesFor(await batches.routes.submit(message.account_id), message.to, message.requested_route_id);
   const routes = message.attempts === 0 ? eligible : await routesAfterEarlierTries(db, await submissionsOf(db, message.id), eligible);
   if (!Array.isArray(routes)) return fail(routes.failWith);
   const outbound = outboundOf(message);
@@ -102,7 +102,7 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
       }
       charged = price;
     }
-    const attemptId = await batches.begun.add({ messageId: message.id, routeId: route.id });
+    const attemptId = await batches.begun.submit({ messageId: message.id, routeId: route.id });
     const started = performance.now();
     const outcome = await submitOnce(deps.providers.get(route), outbound);
     const durationMs = performance.now() - started;
@@ -110,7 +110,7 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
     // The upstream has answered: from here its answer must be recorded, outage or not.
     const submission = { attemptId, durationMs };
     if (outcome.status === 'accepted') {
-      await retryOnOutage(() => batches.acceptances.add({ messageId: message.id, route, price, accepted: outcome, submission }));
+      await retryOnOutage(() => batches.acceptances.submit({ messageId: message.id, route, price, accepted: outcome, submission }));
       return 'done';
     }
     const result = { ...submission, outcome: outcome.status, errorCode: outcome.code, errorMessage: outcome.message };

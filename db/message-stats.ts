@@ -19,7 +19,8 @@ export interface StatsSelection {
 }
 
 export interface StatsKey {
-  period_start?: Date;
+  /** Epoch milliseconds of the period's start (UTC). */
+  period_start?: number;
   account_id?: string;
   route_id?: number | null;
   country?: string | null;
@@ -38,23 +39,23 @@ export interface StatsCountRow extends StatsKey {
 
 export interface StatsDetailRow extends StatsKey {
   kind: 'failure' | 'latency';
-  key: string;
-  count: string;
+  /** `<key>:<count>` pairs, comma-separated: a failure code or a latency bucket, and how many. */
+  counts: string;
 }
 
 /** The selected keys, in the order groups are listed: period, account, route, country. Route 0 and country '' are "none" in the counters. */
-function keyColumns(selection: StatsSelection): string[] {
-  const keys: string[] = [];
-  if (selection.interval === 'hour') keys.push(`s.hour AT TIME ZONE 'UTC' AS period_start`);
-  if (selection.interval === 'day') keys.push(`date_trunc('day', s.hour) AT TIME ZONE 'UTC' AS period_start`);
-  if (selection.groupBy.includes('account')) keys.push('s.account_id');
-  if (selection.groupBy.includes('route')) keys.push('nullif(s.route_id, 0) AS route_id');
-  if (selection.groupBy.includes('country')) keys.push(`nullif(s.country, '') AS country`);
+function keyColumns(selection: StatsSelection): { expression: string; name: string }[] {
+  const keys: { expression: string; name: string }[] = [];
+  if (selection.interval === 'hour') keys.push({ expression: '(extract(epoch FROM s.hour) * 1000)::float8', name: 'period_start' });
+  if (selection.interval === 'day') keys.push({ expression: `(extract(epoch FROM date_trunc('day', s.hour)) * 1000)::float8`, name: 'period_start' });
+  if (selection.groupBy.includes('account')) keys.push({ expression: 's.account_id', name: 'account_id' });
+  if (selection.groupBy.includes('route')) keys.push({ expression: 'nullif(s.route_id, 0)', name: 'route_id' });
+  if (selection.groupBy.includes('country')) keys.push({ expression: `nullif(s.country, '')`, name: 'country' });
   return keys;
 }
 
 function summed(db: Knex, table: string, selection: StatsSelection, sums: string, extraKeys: string[] = []) {
-  const keys = keyColumns(selection);
+  const keys = keyColumns(selection).map(({ expression, name }) => `${expression} AS ${name}`);
   const positions = [...keys, ...extraKeys].map((_, index) => index + 1).join(', ');
   const account = selection.accountId === undefined ? '' : 'AND s.account_id = :accountId';
   const grouped = positions === '' ? '' : `GROUP BY ${positions} ORDER BY ${positions}`;
@@ -67,12 +68,19 @@ function summed(db: Knex, table: string, selection: StatsSelection, sums: string
   );
 }
 
+/** Per group and kind, the summed details as one text of `<key>:<count>` pairs: a row a group, not a row a bucket. */
+function summedDetails(db: Knex, selection: StatsSelection) {
+  const names = [...keyColumns(selection).map(({ name }) => name), 'kind'];
+  const inner = summed(db, 'message_stat_details', selection, 'sum(s.count) AS count', ['s.kind', 's.key']);
+  return db.raw(`SELECT ${names.join(', ')}, string_agg(key || ':' || count, ',') FILTER (WHERE count <> 0) AS counts FROM (?) AS d GROUP BY ${names.join(', ')}`, [inner]);
+}
+
 /** Counts by status and cost per group, and per group the failures by code and delivered messages by latency bucket. */
 export async function readMessageStats(db: Knex, selection: StatsSelection): Promise<{ counts: StatsCountRow[]; details: StatsDetailRow[] }> {
   const [counts, details] = await Promise.all([
     summed(db, 'message_stats', selection, `sum(s.pending) AS pending, sum(s.sent) AS sent, sum(s.delivered) AS delivered, sum(s.failed) AS failed,
       sum(s.undelivered) AS undelivered, sum(s.cost) AS cost, min(a.currency) AS min_currency, max(a.currency) AS max_currency`),
-    summed(db, 'message_stat_details', selection, 'sum(s.count) AS count', ['s.kind', 's.key']),
+    summedDetails(db, selection),
   ]);
-  return { counts: counts.rows.filter((row: StatsCountRow) => row.pending !== null), details: details.rows.filter((row: StatsDetailRow) => row.count !== '0') };
+  return { counts: counts.rows.filter((row: StatsCountRow) => row.pending !== null), details: details.rows.filter((row: StatsDetailRow) => row.counts !== null) };
 }

@@ -34,6 +34,9 @@ export interface StatsFigures {
   latencyMs: { p50: number | null; p95: number | null };
 }
 
+/** What a group is the figures of: its period (as a date), account, route and country, as selected. */
+export type GroupKey = Omit<StatsKey, 'period_start'> & { period_start?: Date };
+
 export interface Stats {
   from: Date;
   to: Date;
@@ -42,7 +45,7 @@ export interface Stats {
   /** The one currency of every counted account; null when they differ or nothing was counted. */
   currency: string | null;
   totals: StatsFigures;
-  groups: (StatsKey & StatsFigures)[];
+  groups: (GroupKey & StatsFigures)[];
 }
 
 /** The range asked for, widened to whole UTC hours (the counters' grain). */
@@ -104,15 +107,16 @@ function figuresOf(tally: Tally): StatsFigures {
 }
 
 const KEY_FIELDS = ['period_start', 'account_id', 'route_id', 'country'] as const;
-const keyOf = (row: StatsKey): string => JSON.stringify(KEY_FIELDS.map((field) => (row[field] instanceof Date ? (row[field] as Date).toISOString() : row[field])));
-const keyFields = (row: StatsKey): StatsKey => Object.fromEntries(KEY_FIELDS.filter((field) => field in row).map((field) => [field, row[field]]));
+const keyOf = (row: StatsKey): string => `${row.period_start ?? ''}|${row.account_id ?? ''}|${row.route_id ?? ''}|${row.country ?? ''}`;
+const keyFields = (row: StatsKey): GroupKey =>
+  Object.fromEntries(KEY_FIELDS.filter((field) => field in row).map((field) => [field, field === 'period_start' ? new Date(row.period_start as number) : row[field]]));
 
 /** Message statistics of a range from the counters: one account's (customer), or every account's or one's (admin). */
 export async function messageStats(db: Knex, request: StatsRequest, now = new Date()): Promise<Stats> {
   const selection = selectionOf(request, now);
   const { counts, details } = await readMessageStats(db, selection);
   const grouped = selection.interval !== null || selection.groupBy.length > 0;
-  const tallies = new Map<string, { key: StatsKey; tally: Tally }>();
+  const tallies = new Map<string, { key: GroupKey; tally: Tally }>();
   const totals = emptyTally();
   const tallyOf = (row: StatsKey) => {
     const id = keyOf(row);
@@ -130,9 +134,13 @@ export async function messageStats(db: Knex, request: StatsRequest, now = new Da
   }
   for (const row of details) {
     const tally = tallyOf(row);
-    for (const target of [tally, totals]) {
-      if (row.kind === 'failure') addTo(target.failures, row.key, Number(row.count));
-      else addTo(target.latency, Number(row.key), Number(row.count));
+    for (const pair of row.counts.split(',')) {
+      const separator = pair.lastIndexOf(':');
+      const [key, count] = [pair.slice(0, separator), Number(pair.slice(separator + 1))];
+      for (const target of [tally, totals]) {
+        if (row.kind === 'failure') addTo(target.failures, key, count);
+        else addTo(target.latency, Number(key), count);
+      }
     }
   }
   const groups = grouped

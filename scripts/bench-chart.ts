@@ -40,6 +40,7 @@ const LABELS: Record<string, string> = {
   '3 / health': '3: GET /healthz',
   '3 / account': '3: GET /account',
   '6 / fresh': '6: send, key with 0 sent this month',
+  '7': '7: send, 10-minute open loop',
   '6 / busy': '6: send, key with N sent this month',
   'opt-outs / without': 'opt-outs: send, no opt-outs',
   'opt-outs / with': 'opt-outs: send, many opt-outs',

@@ -43,6 +43,13 @@ export interface StatsDetailRow extends StatsKey {
   counts: string;
 }
 
+/** A details row's `<key>:<count>` pairs. */
+export const detailCounts = (row: Pick<StatsDetailRow, 'counts'>): [string, number][] =>
+  row.counts.split(',').map((pair) => {
+    const separator = pair.lastIndexOf(':');
+    return [pair.slice(0, separator), Number(pair.slice(separator + 1))];
+  });
+
 /** The selected keys, in the order groups are listed: period, account, route, country. Route 0 and country '' are "none" in the counters. */
 function keyColumns(selection: StatsSelection): { expression: string; name: string }[] {
   const keys: { expression: string; name: string }[] = [];

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { readMessageStats, type StatsDimension, type StatsKey, type StatsSelection } from '../db/message-stats.ts';
+import { detailCounts, readMessageStats, type StatsDimension, type StatsKey, type StatsSelection } from '../db/message-stats.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../db/messages.ts';
 import { invalidRequest } from './errors.ts';
 import { fromUnits, toUnits } from './money.ts';
@@ -134,9 +134,7 @@ export async function messageStats(db: Knex, request: StatsRequest, now = new Da
   }
   for (const row of details) {
     const tally = tallyOf(row);
-    for (const pair of row.counts.split(',')) {
-      const separator = pair.lastIndexOf(':');
-      const [key, count] = [pair.slice(0, separator), Number(pair.slice(separator + 1))];
+    for (const [key, count] of detailCounts(row)) {
       for (const target of [tally, totals]) {
         if (row.kind === 'failure') addTo(target.failures, key, count);
         else addTo(target.latency, Number(key), count);

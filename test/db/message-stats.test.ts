@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { connect } from '../../db/connection.ts';
-import { readMessageStats } from '../../db/message-stats.ts';
+import { detailCounts, readMessageStats } from '../../db/message-stats.ts';
 import { insertMessages, moveMessageStatus, type NewMessage } from '../../db/messages.ts';
 import { newId } from '../../domain/ids.ts';
 import { createTenant, type Tenant } from '../support/fixtures.ts';
@@ -44,12 +44,8 @@ async function countersAndScan(db: Knex, accountId: string) {
   const scan = await db('messages').where({ account_id: accountId }).andWhere('created_at', '>', new Date(now - 86_400_000)).groupBy('country').orderBy('country')
     .select('country', db.raw(`count(*) FILTER (WHERE status = 'pending')::int AS pending`), db.raw(`count(*) FILTER (WHERE status = 'sent')::int AS sent`),
       db.raw(`count(*) FILTER (WHERE status = 'delivered')::int AS delivered`), db.raw(`count(*) FILTER (WHERE status = 'failed')::int AS failed`), db.raw('sum(cost)::float AS cost'));
-  return { counters, scan, details: details.flatMap((row) => pairsOf(row).map(([key, count]) => [row.country, row.kind, key, count])) };
+  return { counters, scan, details: details.flatMap((row) => detailCounts(row).map(([key, count]) => [row.country, row.kind, key, count])) };
 }
-
-/** A details row's `<key>:<count>` pairs. */
-const pairsOf = (row: { counts: string }): [string, number][] =>
-  row.counts.split(',').map((pair) => [pair.slice(0, pair.lastIndexOf(':')), Number(pair.slice(pair.lastIndexOf(':') + 1))]);
 
 describe('the message statistics triggers', () => {
   it('count a multi-row insert and each status change, and move a message whose time changes to its hour', async () => {
@@ -124,7 +120,7 @@ describe('the migration that adds message statistics', function () {
       await db.migrate.up(migrations);
       const { counts, details } = await readMessageStats(db, { accountId: 'acct_a', from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 3_600_000), interval: null, groupBy: [] });
       expect(counts.map((row) => [row.pending, row.delivered, row.undelivered, Number(row.cost)])).to.deep.equal([['1', '1', '1', 0.03]]);
-      expect(details.flatMap((row) => pairsOf(row).map(([key, count]) => [row.kind, key, String(count)])).sort()).to.deep.equal([['failure', 'undelivered', '1'], ['latency', '0', '1']]);
+      expect(details.flatMap((row) => detailCounts(row).map(([key, count]) => [row.kind, key, String(count)])).sort()).to.deep.equal([['failure', 'undelivered', '1'], ['latency', '0', '1']]);
       expect((await db('message_stats').select('stripe')).map((row) => row.stripe)).to.deep.equal([0]);
     } finally {
       await db.destroy();

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from './batching.ts';
 
 /**
  * Reads the message statistics that the triggers of migration 20261124040000 keep in
@@ -26,68 +27,95 @@ export interface StatsKey {
   country?: string | null;
 }
 
-export interface StatsCountRow extends StatsKey {
-  pending: string;
-  sent: string;
-  delivered: string;
-  failed: string;
-  undelivered: string;
+/** One group's sums (the whole selection's when nothing is grouped). */
+export interface StatsRow extends StatsKey {
+  pending: number;
+  sent: number;
+  delivered: number;
+  failed: number;
+  undelivered: number;
   cost: string;
   min_currency: string | null;
   max_currency: string | null;
+  /** `<code>:<count>` pairs, comma-separated; null when nothing failed. */
+  failures: string | null;
+  /** `<bucket>:<count>` pairs of delivered messages by latency bucket, comma-separated; null when nothing was delivered. */
+  latency: string | null;
 }
 
-export interface StatsDetailRow extends StatsKey {
-  kind: 'failure' | 'latency';
-  /** `<key>:<count>` pairs, comma-separated: a failure code or a latency bucket, and how many. */
-  counts: string;
+/** Calls `visit` with each `<key>:<count>` pair of a row's failures or latency buckets, in no particular order. */
+export function forEachPair(pairs: string | null, visit: (key: string, count: number) => void): void {
+  if (pairs === null) return;
+  let start = 0;
+  while (start < pairs.length) {
+    const comma = pairs.indexOf(',', start);
+    const end = comma === -1 ? pairs.length : comma;
+    const separator = pairs.lastIndexOf(':', end);
+    visit(pairs.slice(start, separator), Number(pairs.slice(separator + 1, end)));
+    start = end + 1;
+  }
 }
 
-/** A details row's `<key>:<count>` pairs. */
-export const detailCounts = (row: Pick<StatsDetailRow, 'counts'>): [string, number][] =>
-  row.counts.split(',').map((pair) => {
-    const separator = pair.lastIndexOf(':');
-    return [pair.slice(0, separator), Number(pair.slice(separator + 1))];
-  });
-
-/** The selected keys, in the order groups are listed: period, account, route, country. Route 0 and country '' are "none" in the counters. */
-function keyColumns(selection: StatsSelection): { expression: string; name: string }[] {
-  const keys: { expression: string; name: string }[] = [];
-  if (selection.interval === 'hour') keys.push({ expression: '(extract(epoch FROM s.hour) * 1000)::float8', name: 'period_start' });
-  if (selection.interval === 'day') keys.push({ expression: `(extract(epoch FROM date_trunc('day', s.hour)) * 1000)::float8`, name: 'period_start' });
-  if (selection.groupBy.includes('account')) keys.push({ expression: 's.account_id', name: 'account_id' });
-  if (selection.groupBy.includes('route')) keys.push({ expression: 'nullif(s.route_id, 0)', name: 'route_id' });
-  if (selection.groupBy.includes('country')) keys.push({ expression: `nullif(s.country, '')`, name: 'country' });
+/**
+ * The selected keys, in the order groups are listed: period, account, route, country. They are
+ * grouped as the counters store them (an hour as a timestamp, route 0 and country '' for "none")
+ * and only the one row a group gets is turned into what the caller sees (`shown`).
+ */
+function keyColumns(selection: StatsSelection): { expression: string; name: string; shown: string }[] {
+  const keys: { expression: string; name: string; shown: string }[] = [];
+  const epochMs = '(extract(epoch FROM period_start) * 1000)::float8 AS period_start';
+  if (selection.interval === 'hour') keys.push({ expression: 's.hour', name: 'period_start', shown: epochMs });
+  if (selection.interval === 'day') keys.push({ expression: `date_trunc('day', s.hour)`, name: 'period_start', shown: epochMs });
+  if (selection.groupBy.includes('account')) keys.push({ expression: 's.account_id', name: 'account_id', shown: 'account_id' });
+  if (selection.groupBy.includes('route')) keys.push({ expression: 's.route_id', name: 'route_id', shown: 'nullif(route_id, 0) AS route_id' });
+  if (selection.groupBy.includes('country')) keys.push({ expression: 's.country', name: 'country', shown: `nullif(country, '') AS country` });
   return keys;
 }
 
-function summed(db: Knex, table: string, selection: StatsSelection, sums: string, extraKeys: string[] = []) {
-  const keys = keyColumns(selection).map(({ expression, name }) => `${expression} AS ${name}`);
-  const positions = [...keys, ...extraKeys].map((_, index) => index + 1).join(', ');
-  const account = selection.accountId === undefined ? '' : 'AND s.account_id = :accountId';
-  const grouped = positions === '' ? '' : `GROUP BY ${positions} ORDER BY ${positions}`;
-  return db.raw(
-    `SELECT ${[...keys, ...extraKeys, sums].join(', ')}
-     FROM ${table} s ${table === 'message_stats' ? 'JOIN accounts a ON a.id = s.account_id' : ''}
-     WHERE s.hour >= (:from::timestamptz AT TIME ZONE 'UTC') AND s.hour < (:to::timestamptz AT TIME ZONE 'UTC') ${account}
-     ${grouped}`,
-    { from: selection.from.toISOString(), to: selection.to.toISOString(), ...(selection.accountId !== undefined && { accountId: selection.accountId }) },
-  );
+/**
+ * One row per group in one statement: the counters summed per group, joined to the group's
+ * details (failures by code, delivered messages by latency bucket) summed and folded into one
+ * text each, so that a grouped read of many hours costs the process a row per group, not a row
+ * per bucket.
+ */
+function statsStatement(selection: StatsSelection): { name: string; text: string; values: unknown[] } {
+  const keys = keyColumns(selection);
+  const names = keys.map(({ name }) => name);
+  const keyed = (columns: string[]) => [...keys.map(({ expression, name }) => `${expression} AS ${name}`), ...columns].join(', ');
+  const groupBy = (extra: string[]) => {
+    const positions = [...keys.map((_, index) => String(index + 1)), ...extra];
+    return positions.length === 0 ? '' : `GROUP BY ${positions.join(', ')}`;
+  };
+  const range = `s.hour >= ($1::timestamptz AT TIME ZONE 'UTC') AND s.hour < ($2::timestamptz AT TIME ZONE 'UTC') ${selection.accountId === undefined ? '' : 'AND s.account_id = $3'}`;
+  // One name per text: the interval, the other keys and whether one account is read decide it.
+  const name = `stats/${selection.interval ?? 'range'}/${names.filter((key) => key !== 'period_start').join('+')}/${selection.accountId === undefined ? 'all' : 'account'}`;
+  const text = `WITH counts AS (
+       SELECT ${keyed(['sum(s.pending) AS pending', 'sum(s.sent) AS sent', 'sum(s.delivered) AS delivered', 'sum(s.failed) AS failed',
+         'sum(s.undelivered) AS undelivered', 'sum(s.cost) AS cost', 'min(a.currency) AS min_currency', 'max(a.currency) AS max_currency'])}
+       FROM message_stats s JOIN accounts a ON a.id = s.account_id
+       WHERE ${range}
+       ${groupBy([])}
+     ), details AS (
+       SELECT ${keyed(['s.kind', 's.key', 'sum(s.count) AS count'])}
+       FROM message_stat_details s
+       WHERE ${range}
+       ${groupBy(['s.kind', 's.key'])}
+       HAVING sum(s.count) <> 0
+     ), folded AS (
+       SELECT ${[...names, `string_agg(key || ':' || count, ',') FILTER (WHERE kind = 'failure') AS failures`,
+         `string_agg(key || ':' || count, ',') FILTER (WHERE kind = 'latency') AS latency`].join(', ')}
+       FROM details
+       ${names.length === 0 ? '' : `GROUP BY ${names.join(', ')}`}
+     )
+     SELECT ${[...keys.map(({ shown }) => shown), 'pending::int8', 'sent::int8', 'delivered::int8', 'failed::int8', 'undelivered::int8',
+       'cost', 'min_currency', 'max_currency', 'failures', 'latency'].join(', ')}
+     FROM counts LEFT JOIN folded ${names.length === 0 ? 'ON true' : `USING (${names.join(', ')})`}
+     WHERE pending IS NOT NULL
+     ${names.length === 0 ? '' : `ORDER BY ${names.join(', ')}`}`;
+  return { name, text, values: [selection.from.toISOString(), selection.to.toISOString(), ...(selection.accountId === undefined ? [] : [selection.accountId])] };
 }
 
-/** Per group and kind, the summed details as one text of `<key>:<count>` pairs: a row a group, not a row a bucket. */
-function summedDetails(db: Knex, selection: StatsSelection) {
-  const names = [...keyColumns(selection).map(({ name }) => name), 'kind'];
-  const inner = summed(db, 'message_stat_details', selection, 'sum(s.count) AS count', ['s.kind', 's.key']);
-  return db.raw(`SELECT ${names.join(', ')}, string_agg(key || ':' || count, ',') FILTER (WHERE count <> 0) AS counts FROM (?) AS d GROUP BY ${names.join(', ')}`, [inner]);
-}
-
-/** Counts by status and cost per group, and per group the failures by code and delivered messages by latency bucket. */
-export async function readMessageStats(db: Knex, selection: StatsSelection): Promise<{ counts: StatsCountRow[]; details: StatsDetailRow[] }> {
-  const [counts, details] = await Promise.all([
-    summed(db, 'message_stats', selection, `sum(s.pending) AS pending, sum(s.sent) AS sent, sum(s.delivered) AS delivered, sum(s.failed) AS failed,
-      sum(s.undelivered) AS undelivered, sum(s.cost) AS cost, min(a.currency) AS min_currency, max(a.currency) AS max_currency`),
-    summedDetails(db, selection),
-  ]);
-  return { counts: counts.rows.filter((row: StatsCountRow) => row.pending !== null), details: details.rows.filter((row: StatsDetailRow) => row.counts !== null) };
+/** Per group (or for the whole selection when nothing is grouped): counts by status, cost, failures by code, delivered messages by latency bucket. */
+export async function readMessageStats(db: Knex, selection: StatsSelection): Promise<StatsRow[]> {
+  return runPrepared<StatsRow>(db, statsStatement(selection));
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { detailCounts, readMessageStats, type StatsDimension, type StatsKey, type StatsSelection } from '../db/message-stats.ts';
+import { forEachPair, readMessageStats, type StatsDimension, type StatsKey, type StatsRow, type StatsSelection } from '../db/message-stats.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../db/messages.ts';
 import { invalidRequest } from './errors.ts';
 import { fromUnits, toUnits } from './money.ts';
@@ -7,14 +7,6 @@ import { fromUnits, toUnits } from './money.ts';
 const HOUR_MS = 3_600_000;
 const DEFAULT_RANGE_MS = 24 * HOUR_MS;
 const MAX_RANGE_MS = 366 * 24 * HOUR_MS;
-
-/**
- * The latency buckets the counting trigger uses (migration 20261124040000): bucket 0 is under
- * 50 ms, bucket i is [50 ms * 2^((i-1)/2), 50 ms * 2^(i/2)), the last is open-ended.
- */
-const LAST_LATENCY_BUCKET = 34;
-const bucketLower = (bucket: number) => (bucket === 0 ? 0 : 50 * 2 ** ((bucket - 1) / 2));
-const bucketUpper = (bucket: number) => (bucket === LAST_LATENCY_BUCKET ? bucketLower(bucket) : 50 * 2 ** (bucket / 2));
 
 export interface StatsRequest {
   accountId?: string;
@@ -65,15 +57,22 @@ function selectionOf(request: StatsRequest, now: Date): StatsSelection {
   };
 }
 
-/** The q-quantile of a latency histogram, interpolated linearly within its bucket. */
-function quantile(histogram: Map<number, number>, q: number): number | null {
-  const total = [...histogram.values()].reduce((sum, count) => sum + count, 0);
-  if (total === 0) return null;
-  const rank = q * total;
+/**
+ * The latency buckets the counting trigger uses (migration 20261124040000): bucket 0 is under
+ * 50 ms, bucket i is [50 ms * 2^((i-1)/2), 50 ms * 2^(i/2)), the last is open-ended.
+ */
+const LAST_LATENCY_BUCKET = 34;
+const bucketLower = (bucket: number) => (bucket === 0 ? 0 : 50 * 2 ** ((bucket - 1) / 2));
+const bucketUpper = (bucket: number) => (bucket === LAST_LATENCY_BUCKET ? bucketLower(bucket) : 50 * 2 ** (bucket / 2));
+
+/** The q-quantile of a latency histogram (a count per bucket), interpolated linearly within its bucket. */
+function quantile(histogram: number[], delivered: number, q: number): number | null {
+  if (delivered === 0) return null;
+  const rank = q * delivered;
   let below = 0;
-  for (const bucket of [...histogram.keys()].sort((a, b) => a - b)) {
-    const count = histogram.get(bucket) as number;
-    if (below + count >= rank) {
+  for (let bucket = 0; bucket <= LAST_LATENCY_BUCKET; bucket++) {
+    const count = histogram[bucket];
+    if (count > 0 && below + count >= rank) {
       const lower = bucketLower(bucket);
       return Math.round(lower + ((bucketUpper(bucket) - lower) * (rank - below)) / count);
     }
@@ -82,16 +81,44 @@ function quantile(histogram: Map<number, number>, q: number): number | null {
   return bucketLower(LAST_LATENCY_BUCKET);
 }
 
-/** What is added up for one group before its figures are worked out. */
+/** What is added up for one group (or the totals) before its figures are worked out. */
 interface Tally {
   byStatus: Record<MessageStatus, number>;
   cost: bigint;
   failures: Map<string, number>;
-  latency: Map<number, number>;
+  /** Delivered messages per latency bucket, and their sum. */
+  latency: number[];
+  delivered: number;
 }
 
-const emptyTally = (): Tally => ({ byStatus: Object.fromEntries(MESSAGE_STATUSES.map((status) => [status, 0])) as Record<MessageStatus, number>, cost: 0n, failures: new Map(), latency: new Map() });
-const addTo = <K>(map: Map<K, number>, key: K, count: number) => map.set(key, (map.get(key) ?? 0) + count);
+const emptyTally = (): Tally => ({
+  byStatus: { pending: 0, sent: 0, delivered: 0, failed: 0, undelivered: 0 },
+  cost: 0n,
+  failures: new Map(),
+  latency: new Array<number>(LAST_LATENCY_BUCKET + 1).fill(0),
+  delivered: 0,
+});
+
+/** One row's sums, its pairs parsed once. */
+function tallyOf(row: StatsRow): Tally {
+  const tally = emptyTally();
+  for (const status of MESSAGE_STATUSES) tally.byStatus[status] = row[status];
+  tally.cost = toUnits(row.cost);
+  forEachPair(row.failures, (code, count) => tally.failures.set(code, (tally.failures.get(code) ?? 0) + count));
+  forEachPair(row.latency, (bucket, count) => {
+    tally.latency[Number(bucket)] += count;
+    tally.delivered += count;
+  });
+  return tally;
+}
+
+function addTo(sum: Tally, tally: Tally): void {
+  for (const status of MESSAGE_STATUSES) sum.byStatus[status] += tally.byStatus[status];
+  sum.cost += tally.cost;
+  for (const [code, count] of tally.failures) sum.failures.set(code, (sum.failures.get(code) ?? 0) + count);
+  for (let bucket = 0; bucket <= LAST_LATENCY_BUCKET; bucket++) sum.latency[bucket] += tally.latency[bucket];
+  sum.delivered += tally.delivered;
+}
 
 function figuresOf(tally: Tally): StatsFigures {
   const { delivered, undelivered, failed } = tally.byStatus;
@@ -100,50 +127,32 @@ function figuresOf(tally: Tally): StatsFigures {
     messages: MESSAGE_STATUSES.reduce((sum, status) => sum + tally.byStatus[status], 0),
     byStatus: tally.byStatus,
     deliveryRate: settled === 0 ? null : Math.round((delivered / settled) * 10_000) / 10_000,
-    failures: [...tally.failures].filter(([, count]) => count > 0).map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+    failures: [...tally.failures].map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
     cost: fromUnits(tally.cost),
-    latencyMs: { p50: quantile(tally.latency, 0.5), p95: quantile(tally.latency, 0.95) },
+    latencyMs: { p50: quantile(tally.latency, tally.delivered, 0.5), p95: quantile(tally.latency, tally.delivered, 0.95) },
   };
 }
 
 const KEY_FIELDS = ['period_start', 'account_id', 'route_id', 'country'] as const;
-const keyOf = (row: StatsKey): string => `${row.period_start ?? ''}|${row.account_id ?? ''}|${row.route_id ?? ''}|${row.country ?? ''}`;
 const keyFields = (row: StatsKey): GroupKey =>
   Object.fromEntries(KEY_FIELDS.filter((field) => field in row).map((field) => [field, field === 'period_start' ? new Date(row.period_start as number) : row[field]]));
 
 /** Message statistics of a range from the counters: one account's (customer), or every account's or one's (admin). */
 export async function messageStats(db: Knex, request: StatsRequest, now = new Date()): Promise<Stats> {
   const selection = selectionOf(request, now);
-  const { counts, details } = await readMessageStats(db, selection);
+  const rows = await readMessageStats(db, selection);
   const grouped = selection.interval !== null || selection.groupBy.length > 0;
-  const tallies = new Map<string, { key: GroupKey; tally: Tally }>();
   const totals = emptyTally();
-  const tallyOf = (row: StatsKey) => {
-    const id = keyOf(row);
-    if (!tallies.has(id)) tallies.set(id, { key: keyFields(row), tally: emptyTally() });
-    return tallies.get(id)!.tally;
-  };
+  const groups: Stats['groups'] = [];
   const currencies = new Set<string>();
-  for (const row of counts) {
+  for (const row of rows) {
     const tally = tallyOf(row);
-    for (const target of [tally, totals]) {
-      for (const status of MESSAGE_STATUSES) target.byStatus[status] += Number(row[status]);
-      target.cost += toUnits(row.cost);
-    }
+    addTo(totals, tally);
     for (const currency of [row.min_currency, row.max_currency]) if (currency !== null) currencies.add(currency);
+    if (!grouped) continue;
+    const figures = figuresOf(tally);
+    if (figures.messages > 0) groups.push({ ...keyFields(row), ...figures });
   }
-  for (const row of details) {
-    const tally = tallyOf(row);
-    for (const [key, count] of detailCounts(row)) {
-      for (const target of [tally, totals]) {
-        if (row.kind === 'failure') addTo(target.failures, key, count);
-        else addTo(target.latency, Number(key), count);
-      }
-    }
-  }
-  const groups = grouped
-    ? [...tallies.values()].map(({ key, tally }) => ({ key, figures: figuresOf(tally) })).filter(({ figures }) => figures.messages > 0).map(({ key, figures }) => ({ ...key, ...figures }))
-    : [];
   return {
     from: selection.from,
     to: selection.to,

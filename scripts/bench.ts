@@ -31,7 +31,7 @@ import { Admin } from './bench/tenant.ts';
 import { checkTotals } from './bench/totals.ts';
 import { startUpstream, type Upstream } from './bench/upstream.ts';
 
-const RESULTS = fileURLToPath(new URL('../bench/results.json', import.meta.url));
+const FULL_RESULTS = fileURLToPath(new URL('../bench/results.json', import.meta.url));
 
 const options = (() => {
   try {
@@ -42,6 +42,8 @@ const options = (() => {
   }
 })();
 const runDir = await mkdtemp(join(tmpdir(), 'dispatch-bench-'));
+/** A run of some targets only leaves the checked-in results of the last whole run alone. */
+const RESULTS = options.only === undefined ? FULL_RESULTS : join(runDir, 'results.json');
 const adminToken = `adm_${randomBase62(40)}`;
 const rows: Row[] = [];
 const figures: Record<string, unknown> = {};
@@ -50,8 +52,11 @@ let upstream: Upstream | undefined;
 let dispatch: DispatchProcess[] = [];
 let pool: pg.Pool | undefined;
 
-/** Runs one measurement; a failure becomes a failed row and the bench goes on with the next. */
+const selected = (target: string) => options.only === undefined || options.only.has(target);
+
+/** Runs one measurement unless --only leaves it out; a failure becomes a failed row and the bench goes on with the next. */
 async function attempt<T extends Measurement>(target: string, what: string, measure: () => Promise<T>): Promise<T | undefined> {
+  if (!selected(target)) return undefined;
   try {
     const measurement = await measure();
     rows.push(...measurement.rows);
@@ -86,12 +91,14 @@ try {
   const bench = new Bench({ options, dispatch, upstream, admin, pool, routeId: await admin.createRoute(upstream.submitUrl), runDir });
   await createBaselineTables(pool);
 
-  log(`baseline: pgbench, 10 clients, ${options.durations.pgbenchSeconds} s`);
   let pgbench: PgbenchResult | undefined;
-  try {
-    pgbench = await runPgbench(database.url, options.durations.pgbenchSeconds, runDir);
-  } catch (error) {
-    log(`pgbench failed, target 1 has no baseline: ${(error as Error).message}`);
+  if (selected('1')) {
+    log(`baseline: pgbench, 10 clients, ${options.durations.pgbenchSeconds} s`);
+    try {
+      pgbench = await runPgbench(database.url, options.durations.pgbenchSeconds, runDir);
+    } catch (error) {
+      log(`pgbench failed, target 1 has no baseline: ${(error as Error).message}`);
+    }
   }
   figures.pgbench = pgbench;
 
@@ -101,7 +108,7 @@ try {
   await attempt('2', 'POST /messages/send, open loop', () => measureOpenLoop(bench, rate));
   await attempt('3', 'GET /account', () => measureAccountRead(bench));
   await attempt('4', 'POST /messages/bulk', () => measureBulk(bench));
-  const big = prepareBigAccount(bench);
+  const big = selected('5') || selected('6') ? prepareBigAccount(bench) : Promise.reject(new Error('not seeded'));
   big.catch(() => {}); // each of targets 5 and 6 reports a failed seeding
   await attempt('5', 'GET /messages', async () => measureMessageList(bench, await big));
   await attempt('6', 'limits O(1)', async () => measureLimits(bench, await big));

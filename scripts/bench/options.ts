@@ -34,7 +34,11 @@ export interface Options {
   /** Use a fresh database on DATABASE_URL's server instead of an embedded PostgreSQL. */
   databaseServer: string | undefined;
   durations: Durations;
+  /** The targets to measure (as the table names them: 1 to 7, opt-outs, stats, totals); all when undefined. */
+  only: Set<string> | undefined;
 }
+
+export const TARGETS = ['1', '2', '3', '4', '5', '6', 'opt-outs', 'stats', '7', 'totals'];
 
 const FULL: Durations = {
   pgbenchSeconds: 15,
@@ -69,11 +73,12 @@ const QUICK: Durations = {
   soakWindowSeconds: 60,
 };
 
-const USAGE = `npm run bench -- [--quick] [--processes N] [--database-url] [--soak-seconds S]
+const USAGE = `npm run bench -- [--quick] [--processes N] [--database-url] [--soak-seconds S] [--only T,...]
   --quick          about a minute: shorter runs, 100,000 seeded messages and opt-outs, target 7 skipped
   --processes N    N Dispatch processes on the same database behind the load generator (default 1)
   --database-url   run on a fresh database of DATABASE_URL's server (default: an embedded PostgreSQL)
-  --soak-seconds S length of target 7's run (default 600, 0 skips it)`;
+  --soak-seconds S length of target 7's run (default 600, 0 skips it)
+  --only T,...     only these targets (${TARGETS.join(', ')}); target 2 then runs at a guessed rate`;
 
 export function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
@@ -83,6 +88,7 @@ export function parseOptions(argv: string[]): Options {
       processes: { type: 'string', default: '1' },
       'database-url': { type: 'boolean', default: false },
       'soak-seconds': { type: 'string' },
+      only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -99,5 +105,8 @@ export function parseOptions(argv: string[]): Options {
     if (!Number.isInteger(durations.soakSeconds) || durations.soakSeconds < 0) throw new Error(`--soak-seconds must be a whole number, got ${values['soak-seconds']}`);
     durations.soakWindowSeconds = Math.min(durations.soakWindowSeconds, Math.max(1, Math.floor(durations.soakSeconds / 4)));
   }
-  return { quick: values.quick, processes, databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined, durations };
+  const only = values.only === undefined ? undefined : new Set(values.only.split(','));
+  const unknown = [...(only ?? [])].filter((target) => !TARGETS.includes(target));
+  if (unknown.length > 0) throw new Error(`--only names unknown targets: ${unknown.join(', ')}\n${USAGE}`);
+  return { quick: values.quick, processes, databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined, durations, only };
 }

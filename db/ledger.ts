@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { columnsOf, insertFromJson } from './json-rows.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
 export type LedgerKind = 'credit' | 'debit' | 'refund' | 'adjustment';
@@ -96,7 +97,7 @@ export async function writeLedgerRows(trx: Knex, accountId: string, rows: Ledger
      RETURNING balance, currency, ${crossedThreshold(':firstAfter::numeric - :firstAmount::numeric')}`,
     { after: rows[rows.length - 1].balance_after, accountId, firstAfter: rows[0].balance_after, firstAmount: rows[0].amount },
   );
-  await trx('ledger_entries').insert(rows);
+  await trx.raw(insertFromJson('ledger_entries', columnsOf(rows)), [JSON.stringify(rows)]);
   return lowBalanceOf(accountId, updated.rows[0]);
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { columnsOf, insertFromJson } from './json-rows.ts';
 import { NEWEST_FIRST, readPage, type Page, type PageRequest } from './pagination.ts';
 
 export type MessageStatus = 'pending' | 'sent' | 'delivered' | 'failed' | 'undelivered';
@@ -52,10 +53,9 @@ const countChanges = (changes: string) =>
 
 export async function insertMessages(db: Knex, rows: NewMessage[]): Promise<MessageRow[]> {
   if (rows.length === 0) return [];
-  const insert = db<MessageRow>('messages')
-    .insert(rows.map((row) => ({ ...row, error: row.error === null ? null : JSON.stringify(row.error) })) as never)
-    .returning('*');
-  const result = await db.raw(`WITH inserted AS (?), counted AS (${countChanges('(SELECT account_id, status, 1 AS delta FROM inserted)')}) SELECT * FROM inserted`, [insert]);
+  const result = await db.raw(`WITH inserted AS (${insertFromJson('messages', columnsOf(rows))} RETURNING *), counted AS (${countChanges('(SELECT account_id, status, 1 AS delta FROM inserted)')}) SELECT * FROM inserted`, [
+    JSON.stringify(rows),
+  ]);
   return result.rows;
 }
 

@@ -78,7 +78,7 @@ const USAGE = `npm run bench -- [--quick] [--processes N] [--database-url] [--so
   --processes N    N Dispatch processes on the same database behind the load generator (default 1)
   --database-url   run on a fresh database of DATABASE_URL's server (default: an embedded PostgreSQL)
   --soak-seconds S length of target 7's run (default 600, 0 skips it)
-  --only T,...     only these targets (${TARGETS.join(', ')}); target 2 then runs at a guessed rate`;
+  --only T,...     only these targets (${TARGETS.join(', ')}); without 1, target 2 runs at a guessed 50/s`;
 
 export function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({

@@ -15,7 +15,7 @@ import { newId } from './ids.ts';
 import { applyWhileCovered, moveBalance } from './ledger.ts';
 import { checkSendLimits } from './send-limits.ts';
 import { multiply, negate } from './money.ts';
-import { destinationCountry, numberProblem } from './phone-numbers.ts';
+import { checkNumber } from './phone-numbers.ts';
 import { routesFor } from './routing.ts';
 
 /** Who sends: the account that pays and the key it sends through (its limits apply); no key for Dispatch's own replies on the account's behalf. */
@@ -55,22 +55,23 @@ async function requireApprovedSender(trx: Knex, accountId: string, from: string)
   }
 }
 
-/** Why one recipient cannot be sent to, checked in the documented order; null when it can. */
-function recipientProblem(to: string, blocked: Set<string>, optedOut: Set<string>, routes: RouteRow[]): FailedItemError | null {
+/** One recipient's destination country, and why it cannot be sent to, checked in the documented order (null when it can). */
+function checkRecipient(to: string, blocked: Set<string>, optedOut: Set<string>, routes: RouteRow[]): { country: string | null; problem: FailedItemError | null } {
   // A bulk recipient reaches here as given: one malformed item fails alone, like an impossible number.
-  const invalid = numberProblem(to);
-  if (invalid) return { type: 'invalid_request_error', code: 'number_invalid', message: invalid };
-  if (blocked.has(to)) return { type: 'invalid_request_error', code: 'recipient_blocklisted', message: `${to} is blocklisted.` };
-  if (optedOut.has(to)) return { type: 'invalid_request_error', code: 'recipient_opted_out', message: `${to} opted out of this account's messages.` };
-  if (routes.length === 0) return { type: 'invalid_request_error', code: 'route_invalid', message: `No eligible route covers ${to}.` };
-  return null;
+  const { country, problem: invalid } = checkNumber(to);
+  const refused = (code: string, message: string) => ({ country, problem: { type: 'invalid_request_error' as const, code, message } });
+  if (invalid) return refused('number_invalid', invalid);
+  if (blocked.has(to)) return refused('recipient_blocklisted', `${to} is blocklisted.`);
+  if (optedOut.has(to)) return refused('recipient_opted_out', `${to} opted out of this account's messages.`);
+  if (routes.length === 0) return refused('route_invalid', `No eligible route covers ${to}.`);
+  return { country, problem: null };
 }
 
 /** A single send's recipient problem as its 400: naming `route_id` when the route it named covers nothing, else `to`. */
 const singleSendRefusal = (problem: FailedItemError, request: { route_id?: number | null }) =>
   invalidRequest(problem.code === 'route_invalid' && request.route_id != null ? 'route_id' : 'to', problem.message, problem.code);
 
-function newMessage(sender: SendingCaller, request: Common, to: string, plan: SegmentPlan, cost: string, id = newId('msg')) {
+function newMessage(sender: SendingCaller, request: Common, to: string, country: string | null, plan: SegmentPlan, cost: string, id = newId('msg')) {
   return {
     id,
     account_id: sender.account.id,
@@ -83,7 +84,7 @@ function newMessage(sender: SendingCaller, request: Common, to: string, plan: Se
     segments: plan.segments,
     cost,
     currency: sender.account.currency,
-    country: destinationCountry(to),
+    country,
     route_id: null,
     requested_route_id: request.route_id ?? null,
     error: null,
@@ -106,12 +107,12 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
   await requireApprovedSender(trx, sender.account.id, request.from);
   const routes = routesFor(await activeAccountRoutes(trx, sender.account.id), request.to, request.route_id);
   const optedOut = options.optOutConfirmation ? new Set<string>() : await lockAndFindOptOuts(trx, sender.account.id, [request.to]);
-  const problem = recipientProblem(request.to, await blockedAmong(trx, sender.account.id, [request.to]), optedOut, routes);
+  const { country, problem } = checkRecipient(request.to, await blockedAmong(trx, sender.account.id, [request.to]), optedOut, routes);
   if (problem) throw singleSendRefusal(problem, request);
   if (sender.apiKey) await checkSendLimits(trx, sender.apiKey, 1);
 
   const cost = multiply(routes[0].price_per_segment, plan.segments);
-  const [stored] = await insertMessages(trx, [newMessage(sender, request, request.to, plan, cost)]);
+  const [stored] = await insertMessages(trx, [newMessage(sender, request, request.to, country, plan, cost)]);
   await enqueueSends(trx, jobs, [{ id: stored.id, firstRouteId: routes[0].id }]);
   // Charged last: the account's row stays locked from this update to the commit, so concurrent
   // sends of one account wait on each other for as short a time as possible.
@@ -150,7 +151,7 @@ const refusalOf = (error: unknown): ApiError => {
  */
 export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, sends: SingleSend[]): Promise<(MessageRow | ApiError)[]> {
   const outcomes: (MessageRow | ApiError | undefined)[] = new Array(sends.length);
-  const accepted: { index: number; send: SingleSend; plan: SegmentPlan; route: RouteRow; cost: string; id: string }[] = [];
+  const accepted: { index: number; send: SingleSend; country: string | null; plan: SegmentPlan; route: RouteRow; cost: string; id: string }[] = [];
   const accountIds = [...new Set(sends.map(({ sender }) => sender.account.id))].sort();
   for (const accountId of accountIds) {
     const ofAccount = sends.map((send, index) => ({ send, index })).filter(({ send }) => send.sender.account.id === accountId);
@@ -165,9 +166,9 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
         const plan = planBody(request.body);
         if (!approved.has(request.from)) throw invalidRequest('from', `'${request.from}' is not an approved sender of this account.`, 'sender_not_approved');
         const routes = routesFor(accountRoutes, request.to, request.route_id);
-        const problem = recipientProblem(request.to, blocked, optedOut, routes);
+        const { country, problem } = checkRecipient(request.to, blocked, optedOut, routes);
         if (problem) throw singleSendRefusal(problem, request);
-        accepted.push({ index, send, plan, route: routes[0], cost: multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') });
+        accepted.push({ index, send, country, plan, route: routes[0], cost: multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') });
       } catch (error) {
         outcomes[index] = refusalOf(error);
       }
@@ -182,7 +183,7 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
     });
   }
 
-  const stored = new Map((await insertMessages(trx, accepted.map(({ send, plan, cost, id }) => newMessage(send.sender, send.request, send.request.to, plan, cost, id)))).map((row) => [row.id, row]));
+  const stored = new Map((await insertMessages(trx, accepted.map(({ send, country, plan, cost, id }) => newMessage(send.sender, send.request, send.request.to, country, plan, cost, id)))).map((row) => [row.id, row]));
   await enqueueSends(trx, jobs, accepted.map(({ id, route }) => ({ id, firstRouteId: route.id })));
   // Charged last, as acceptMessage does: each account's row stays locked from here to the commit.
   for (const accountId of accountIds) {
@@ -217,8 +218,8 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
 
   const items = request.recipients.map((to) => {
     const routes = routesFor(accountRoutes, to, request.route_id);
-    const problem = recipientProblem(to, blocked, optedOut, routes);
-    return { to, problem, routeId: routes[0]?.id, cost: problem ? '0.0000' : multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') };
+    const { country, problem } = checkRecipient(to, blocked, optedOut, routes);
+    return { to, country, problem, routeId: routes[0]?.id, cost: problem ? '0.0000' : multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') };
   });
   const sendable = items.filter((item) => item.problem === null);
   const allowance = await checkSendLimits(trx, sender.apiKey, sendable.length);
@@ -242,7 +243,7 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
 
   const now = new Date();
   const rows = items.map((item) => {
-    const message = newMessage(sender, request, item.to, plan, item.problem ? '0.0000' : item.cost, item.id);
+    const message = newMessage(sender, request, item.to, item.country, plan, item.problem ? '0.0000' : item.cost, item.id);
     return item.problem ? { ...message, status: 'failed' as const, error: item.problem, failed_at: now } : message;
   });
   const stored = await insertMessages(trx, rows);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { columnsOf, insertFromJson } from './json-rows.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
 export type EventType = 'message.sent' | 'message.delivered' | 'message.failed' | 'message.received' | 'recipient.opted_out' | 'recipient.opted_in' | 'webhook.test' | 'balance.low';
@@ -15,9 +16,8 @@ export interface EventRow {
 
 export async function insertEvents(db: Knex, events: Omit<EventRow, 'created_at'>[]): Promise<EventRow[]> {
   if (events.length === 0) return [];
-  return db<EventRow>('events')
-    .insert(events.map((event) => ({ ...event, data: JSON.stringify(event.data) })) as never)
-    .returning('*');
+  const { rows } = await db.raw(`${insertFromJson('events', columnsOf(events))} RETURNING *`, [JSON.stringify(events)]);
+  return rows;
 }
 
 /** How long events are kept and listed. */

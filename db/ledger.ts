@@ -39,29 +39,35 @@ const lowBalanceOf = (accountId: string, row: { balance: string; currency: strin
   row.crossed_threshold === null ? null : { accountId, balance: row.balance, threshold: row.crossed_threshold, currency: row.currency };
 
 /**
- * Moves a balance and writes its ledger row; must run inside a transaction. The guarded update
- * makes an overdraft impossible under any concurrency: it answers null, and changes nothing,
- * when the new balance would be negative.
+ * Moves a balance by the sum of the changes and writes their ledger rows (each with the balance
+ * after it, in the order given), in one statement; must run inside a transaction. The guarded
+ * update makes an overdraft impossible under any concurrency: it answers null, and changes
+ * nothing, when the new balance would be negative.
  */
-export async function applyBalanceChange(trx: Knex, change: LedgerChange): Promise<BalanceAfter | null> {
-  const updated = await trx.raw(
-    `UPDATE accounts SET balance = balance + :amount::numeric
-     WHERE id = :accountId AND balance + :amount::numeric >= 0
-     RETURNING balance, currency, ${crossedThreshold('balance - :amount::numeric')}`,
-    { amount: change.amount, accountId: change.accountId },
+export async function applyBalanceChanges(trx: Knex, accountId: string, changes: Omit<LedgerChange, 'accountId'>[]): Promise<BalanceAfter | null> {
+  const given = changes.map((change, position) => ({ position, kind: change.kind, amount: change.amount, description: change.description ?? null, message_id: change.messageId ?? null }));
+  const { rows } = await trx.raw(
+    `WITH changes AS (SELECT * FROM json_to_recordset(:changes::json) AS c (position integer, kind text, amount numeric, description text, message_id text)),
+     total AS (SELECT sum(amount) AS amount FROM changes),
+     moved AS (
+       UPDATE accounts SET balance = balance + total.amount FROM total
+       WHERE id = :accountId AND balance + total.amount >= 0
+       RETURNING balance, currency, total.amount AS total, ${crossedThreshold('balance - total.amount')}
+     ),
+     written AS (
+       INSERT INTO ledger_entries (account_id, kind, amount, balance_after, description, message_id)
+       SELECT :accountId, c.kind, c.amount, moved.balance - moved.total + sum(c.amount) OVER (ORDER BY c.position), c.description, c.message_id
+       FROM changes c CROSS JOIN moved ORDER BY c.position
+     )
+     SELECT balance, currency, crossed_threshold FROM moved`,
+    { changes: JSON.stringify(given), accountId },
   );
-  const row = updated.rows[0];
+  const row = rows[0];
   if (row === undefined) return null;
-  await trx('ledger_entries').insert({
-    account_id: change.accountId,
-    kind: change.kind,
-    amount: change.amount,
-    balance_after: row.balance,
-    description: change.description ?? null,
-    message_id: change.messageId ?? null,
-  });
-  return { balance: row.balance, lowBalance: lowBalanceOf(change.accountId, row) };
+  return { balance: row.balance, lowBalance: lowBalanceOf(accountId, row) };
 }
+
+export const applyBalanceChange = (trx: Knex, change: LedgerChange): Promise<BalanceAfter | null> => applyBalanceChanges(trx, change.accountId, [change]);
 
 /** The sum of an account's ledger: equals its balance (tests and audits check it). */
 export async function ledgerSum(db: Knex, accountId: string): Promise<string> {
@@ -89,15 +95,15 @@ export interface LedgerRow {
   message_id: string | null;
 }
 
-/** Sets a locked balance and writes the ledger rows that lead to it, one statement each; answers the warning the change calls for. */
+/** Sets a locked balance and writes the ledger rows that lead to it, in one statement; answers the warning the change calls for. */
 export async function writeLedgerRows(trx: Knex, accountId: string, rows: LedgerRow[]): Promise<LowBalance | null> {
   if (rows.length === 0) return null;
   const updated = await trx.raw(
-    `UPDATE accounts SET balance = :after::numeric WHERE id = :accountId
-     RETURNING balance, currency, ${crossedThreshold(':firstAfter::numeric - :firstAmount::numeric')}`,
-    { after: rows[rows.length - 1].balance_after, accountId, firstAfter: rows[0].balance_after, firstAmount: rows[0].amount },
+    `WITH written AS (${insertFromJson('ledger_entries', columnsOf(rows))})
+     UPDATE accounts SET balance = ?::numeric WHERE id = ?
+     RETURNING balance, currency, ${crossedThreshold('?::numeric - ?::numeric')}`,
+    [JSON.stringify(rows), rows[rows.length - 1].balance_after, accountId, rows[0].balance_after, rows[0].amount],
   );
-  await trx.raw(insertFromJson('ledger_entries', columnsOf(rows)), [JSON.stringify(rows)]);
   return lowBalanceOf(accountId, updated.rows[0]);
 }
 

@@ -24,9 +24,9 @@ export interface SubmissionResult {
 export async function beginSubmissions(db: Knex, submissions: { messageId: string; routeId: number }[]): Promise<number[]> {
   const { rows } = await db.raw(
     `WITH input AS (SELECT * FROM unnest(?::text[], ?::integer[]) AS i (message_id, route_id)),
-     counted AS (UPDATE messages m SET attempts = attempts + 1 FROM input WHERE m.id = input.message_id)
+     counted AS (UPDATE messages SET attempts = attempts + 1 WHERE id = ANY(?::text[]))
      INSERT INTO message_attempts (message_id, route_id, outcome) SELECT message_id, route_id, 'submitting' FROM input RETURNING id, message_id`,
-    [submissions.map(({ messageId }) => messageId), submissions.map(({ routeId }) => routeId)],
+    [submissions.map(({ messageId }) => messageId), submissions.map(({ routeId }) => routeId), submissions.map(({ messageId }) => messageId)],
   );
   const ids = new Map<string, number>(rows.map((row: { id: string; message_id: string }) => [row.message_id, Number(row.id)]));
   // A message twice in one statement would be counted once: the caller begins those one by one.
@@ -69,8 +69,8 @@ export async function settleAcceptedSubmissions(db: Knex, submissions: { attempt
   await db.raw(
     `UPDATE message_attempts a SET outcome = 'accepted', error_code = NULL, error_message = NULL, duration_ms = v.duration_ms
      FROM unnest(?::bigint[], ?::integer[]) AS v (id, duration_ms)
-     WHERE a.id = v.id AND a.outcome = 'submitting'`,
-    [submissions.map(({ attemptId }) => attemptId), submissions.map(({ durationMs }) => Math.round(durationMs))],
+     WHERE a.id = v.id AND a.id = ANY(?::bigint[]) AND a.outcome = 'submitting'`,
+    [submissions.map(({ attemptId }) => attemptId), submissions.map(({ durationMs }) => Math.round(durationMs)), submissions.map(({ attemptId }) => attemptId)],
   );
 }
 

@@ -30,15 +30,13 @@ export async function lockNumbersExclusively(trx: Knex.Transaction, accountId: s
 }
 
 /**
- * Which of these numbers the account may not send to, in one round trip: takes their shared
- * locks until the transaction ends, then looks them up (one index probe each), so that an
- * opt-out waits for this send and this send sees an opt-out that committed first.
+ * The query of which of these numbers the account may not send to (one column), for
+ * db/send-checks.ts: it takes their shared locks until the transaction ends, then looks them up
+ * (one index probe each), so that an opt-out waits for this send and this send sees an opt-out
+ * that committed first.
  */
-export async function lockAndFindOptOuts(trx: Knex.Transaction, accountId: string, numbers: string[]): Promise<Set<string>> {
-  if (numbers.length === 0) return new Set();
-  const result = await trx.raw('SELECT lock_and_find_opt_outs AS number FROM lock_and_find_opt_outs(?, ?::text[])', [accountId, [...new Set(numbers)]]);
-  return new Set((result.rows as { number: string }[]).map((row) => row.number));
-}
+export const lockedOptOuts = (trx: Knex.Transaction, accountId: string, numbers: string[]): Knex.Raw =>
+  trx.raw('SELECT lock_and_find_opt_outs(?, ?::text[])', [accountId, [...new Set(numbers)]]);
 
 /**
  * Opts these numbers out, recording a change for each one that was not already: one statement

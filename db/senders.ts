@@ -79,12 +79,6 @@ export async function moveSender(
 }
 
 /** The approved sender of this account with this text, if any. */
-export async function findApprovedSender(db: Knex, accountId: string, senderId: string): Promise<SenderRow | undefined> {
-  return db<SenderRow>('senders').where({ account_id: accountId, sender_id: senderId, status: 'approved' }).first();
-}
-
-/** Which of these sender texts are approved senders of this account, in one statement. */
-export async function approvedSendersAmong(db: Knex, accountId: string, senderIds: string[]): Promise<Set<string>> {
-  const rows = await db<SenderRow>('senders').where({ account_id: accountId, status: 'approved' }).whereIn('sender_id', [...new Set(senderIds)]).pluck('sender_id');
-  return new Set(rows);
-}
+/** The query of which of these sender texts are approved senders of this account (one column), for db/send-checks.ts. */
+export const approvedSenderTexts = (db: Knex, accountId: string, senderIds: string[]): Knex.QueryBuilder =>
+  db<SenderRow>('senders').where({ account_id: accountId, status: 'approved' }).whereIn('sender_id', [...new Set(senderIds)]).select('sender_id');

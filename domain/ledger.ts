@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { setLowBalanceThreshold as storeThreshold, type AccountRow } from '../db/accounts.ts';
-import { applyBalanceChange, lockBalance, writeLedgerRows, type LedgerChange, type LedgerRow, type LowBalance } from '../db/ledger.ts';
+import { applyBalanceChanges, lockBalance, writeLedgerRows, type LedgerChange, type LedgerRow, type LowBalance } from '../db/ledger.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { recordSubjectEvents } from './events.ts';
 import { invalidRequest, notFound } from './errors.ts';
@@ -20,11 +20,12 @@ async function warnOfLowBalance(trx: Knex.Transaction, jobs: JobQueue, low: LowB
 }
 
 /**
- * Moves a balance that may fall (a debit) through the ledger: null, and nothing changed, when
- * the balance does not cover it; warns the account when it falls below its threshold.
+ * Moves a balance that may fall (debits) through the ledger by all the changes or none: null, and
+ * nothing changed, when the balance does not cover them all; warns the account when it falls
+ * below its threshold.
  */
-export async function moveBalance(trx: Knex.Transaction, jobs: JobQueue, change: LedgerChange): Promise<string | null> {
-  const applied = await applyBalanceChange(trx, change);
+export async function moveBalance(trx: Knex.Transaction, jobs: JobQueue, accountId: string, changes: Omit<LedgerChange, 'accountId'>[]): Promise<string | null> {
+  const applied = await applyBalanceChanges(trx, accountId, changes);
   if (applied === null) return null;
   await warnOfLowBalance(trx, jobs, applied.lowBalance);
   return applied.balance;

@@ -28,8 +28,8 @@ export async function chargeForRoute(db: Knex, jobs: JobQueue, messageId: string
     const message = (await findMessageById(trx, messageId, true)) as MessageRow;
     const difference = fromUnits(toUnits(price) - toUnits(message.cost));
     if (compare(difference, '0') <= 0) return true;
-    const debit = { accountId: message.account_id, kind: 'debit' as const, amount: negate(difference), messageId: message.id, description: `Failover to a pricier route for ${message.to}` };
-    if ((await moveBalance(trx, jobs, debit)) === null) return false;
+    const debit = { kind: 'debit' as const, amount: negate(difference), messageId: message.id, description: `Failover to a pricier route for ${message.to}` };
+    if ((await moveBalance(trx, jobs, message.account_id, [debit])) === null) return false;
     await trx('messages').where({ id: messageId }).update({ cost: price });
     return true;
   });

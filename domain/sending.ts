@@ -1,13 +1,11 @@
 import type { Knex } from 'knex';
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
-import { blockedAmong } from '../db/blocklist.ts';
 import { insertMessages, type MessageRow } from '../db/messages.ts';
-import { lockAndFindOptOuts } from '../db/opt-outs.ts';
 import type { JobQueue } from '../db/queues.ts';
+import { readSendChecks } from '../db/send-checks.ts';
 import { sendJobs } from '../db/send-groups.ts';
 import { activeAccountRoutes, type RouteRow } from '../db/routes.ts';
-import { approvedSendersAmong, findApprovedSender } from '../db/senders.ts';
 import { codePointLength, MAX_BODY_CODE_POINTS, planSegments, type SegmentPlan } from './encoding.ts';
 import { ApiError, insufficientBalance, invalidRequest } from './errors.ts';
 import { recordEvents } from './events.ts';
@@ -49,10 +47,8 @@ function planBody(body: string): SegmentPlan {
   return planSegments(body);
 }
 
-async function requireApprovedSender(trx: Knex, accountId: string, from: string): Promise<void> {
-  if (!(await findApprovedSender(trx, accountId, from))) {
-    throw invalidRequest('from', `'${from}' is not an approved sender of this account.`, 'sender_not_approved');
-  }
+function requireApprovedSender(approved: Set<string>, from: string): void {
+  if (!approved.has(from)) throw invalidRequest('from', `'${from}' is not an approved sender of this account.`, 'sender_not_approved');
 }
 
 /** One recipient's destination country, and why it cannot be sent to, checked in the documented order (null when it can). */
@@ -104,10 +100,11 @@ async function enqueueSends(trx: Knex.Transaction, jobs: JobQueue, messages: { i
  */
 export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: Common & { to: string }, options: SendOptions = {}): Promise<MessageRow> {
   const plan = planBody(request.body);
-  await requireApprovedSender(trx, sender.account.id, request.from);
-  const routes = routesFor(await activeAccountRoutes(trx, sender.account.id), request.to, request.route_id);
-  const optedOut = options.optOutConfirmation ? new Set<string>() : await lockAndFindOptOuts(trx, sender.account.id, [request.to]);
-  const { country, problem } = checkRecipient(request.to, await blockedAmong(trx, sender.account.id, [request.to]), optedOut, routes);
+  const accountRoutes = await activeAccountRoutes(trx, sender.account.id);
+  const checks = await readSendChecks(trx, sender.account.id, [request.from], [request.to], !options.optOutConfirmation);
+  requireApprovedSender(checks.approved, request.from);
+  const routes = routesFor(accountRoutes, request.to, request.route_id);
+  const { country, problem } = checkRecipient(request.to, checks.blocked, checks.optedOut, routes);
   if (problem) throw singleSendRefusal(problem, request);
   if (sender.apiKey) await checkSendLimits(trx, sender.apiKey, 1);
 
@@ -117,7 +114,7 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
   // Charged last: the account's row stays locked from this update to the commit, so concurrent
   // sends of one account wait on each other for as short a time as possible.
   if (cost !== '0.0000') {
-    const balance = await moveBalance(trx, jobs, { accountId: sender.account.id, kind: 'debit', amount: negate(cost), messageId: stored.id, description: `Message to ${request.to}` });
+    const balance = await moveBalance(trx, jobs, sender.account.id, [{ kind: 'debit', amount: negate(cost), messageId: stored.id, description: `Message to ${request.to}` }]);
     if (balance === null) {
       const { balance: available } = await trx('accounts').where({ id: sender.account.id }).first('balance');
       throw insufficientBalance(cost, available, sender.account.currency);
@@ -157,14 +154,12 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
     const ofAccount = sends.map((send, index) => ({ send, index })).filter(({ send }) => send.sender.account.id === accountId);
     const tos = ofAccount.map(({ send }) => send.request.to);
     const accountRoutes = await activeAccountRoutes(trx, accountId);
-    const approved = await approvedSendersAmong(trx, accountId, ofAccount.map(({ send }) => send.request.from));
-    const blocked = await blockedAmong(trx, accountId, tos);
-    const optedOut = await lockAndFindOptOuts(trx, accountId, tos);
+    const { approved, blocked, optedOut } = await readSendChecks(trx, accountId, ofAccount.map(({ send }) => send.request.from), tos);
     for (const { send, index } of ofAccount) {
       const { request } = send;
       try {
         const plan = planBody(request.body);
-        if (!approved.has(request.from)) throw invalidRequest('from', `'${request.from}' is not an approved sender of this account.`, 'sender_not_approved');
+        requireApprovedSender(approved, request.from);
         const routes = routesFor(accountRoutes, request.to, request.route_id);
         const { country, problem } = checkRecipient(request.to, blocked, optedOut, routes);
         if (problem) throw singleSendRefusal(problem, request);
@@ -187,9 +182,10 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
   await enqueueSends(trx, jobs, accepted.map(({ id, route }) => ({ id, firstRouteId: route.id })));
   // Charged last, as acceptMessage does: each account's row stays locked from here to the commit.
   for (const accountId of accountIds) {
-    const charges = accepted.filter(({ send }) => send.sender.account.id === accountId);
-    const applied = await applyWhileCovered(trx, jobs, accountId, charges.map(({ cost, id, send }) => ({ kind: 'debit' as const, amount: negate(cost), messageId: id, description: `Message to ${send.request.to}` })));
-    if (applied.includes(false)) throw new GroupRefused('the balance does not cover every send of the group');
+    const charges = accepted.filter(({ send, cost }) => send.sender.account.id === accountId && cost !== '0.0000');
+    if (charges.length === 0) continue;
+    const balance = await moveBalance(trx, jobs, accountId, charges.map(({ cost, id, send }) => ({ kind: 'debit' as const, amount: negate(cost), messageId: id, description: `Message to ${send.request.to}` })));
+    if (balance === null) throw new GroupRefused('the balance does not cover every send of the group');
   }
   for (const { index, id } of accepted) outcomes[index] = stored.get(id) as MessageRow;
   return outcomes as (MessageRow | ApiError)[];
@@ -208,13 +204,12 @@ export interface BulkOutcome {
  */
 export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller & { apiKey: ApiKeyRow }, request: Common & { recipients: string[] }): Promise<BulkOutcome> {
   const plan = planBody(request.body);
-  await requireApprovedSender(trx, sender.account.id, request.from);
   const accountRoutes = await activeAccountRoutes(trx, sender.account.id);
+  const { approved, blocked, optedOut } = await readSendChecks(trx, sender.account.id, [request.from], request.recipients);
+  requireApprovedSender(approved, request.from);
   if (request.route_id != null && !accountRoutes.some((route) => route.id === request.route_id)) {
     throw invalidRequest('route_id', `Route ${request.route_id} is not an active route of this account.`, 'route_invalid');
   }
-  const blocked = await blockedAmong(trx, sender.account.id, request.recipients);
-  const optedOut = await lockAndFindOptOuts(trx, sender.account.id, request.recipients);
 
   const items = request.recipients.map((to) => {
     const routes = routesFor(accountRoutes, to, request.route_id);

@@ -52,6 +52,7 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
     // verbose: errors carry their schema, whose `x-expected` makes the message human.
     ajvOpts: { allErrors: true, verbose: true },
     customizeAjv: customizeRequestAjv,
+    quick: true,
   });
 
   api.registerSecurityHandler('apiKey', (c: BackendContext, req: Request, res: Response) =>
@@ -103,6 +104,9 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
   }
 
   await api.init();
+  await api.loadDocument();
+  api.validateDefinition();
+  api.validator.preCompileRequestValidators();
   // openapi-backend flattens the whole document again on every call, and routing calls it twice
   // per request; the document does not change once loaded.
   const operations = api.router.getOperations();

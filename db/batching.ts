@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 
 interface Waiting<Request, Answer> {
@@ -108,3 +109,9 @@ export async function runPrepared<Row>(db: Knex, statement: { name: string; text
     await db.client.releaseConnection(connection);
   }
 }
+
+/**
+ * The name of a prepared statement whose text code builds (from the columns given, say): short,
+ * as the server cuts names at 63 bytes, and one per text, as a connection keeps a name's first text.
+ */
+export const statementName = (kind: string, text: string): string => `${kind}-${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;

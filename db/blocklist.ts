@@ -23,13 +23,6 @@ export async function deleteBlocklistEntry(db: Knex, number: string, accountId: 
   return row;
 }
 
-/** The query of which of these numbers are blocked for the account, globally or for it alone (one column), for db/send-checks.ts. */
-export const blockedNumbers = (db: Knex, accountId: string, numbers: string[]): Knex.QueryBuilder =>
-  db<BlocklistRow>('blocklist_entries')
-    .whereIn('number', [...new Set(numbers)])
-    .andWhere((where) => where.whereNull('account_id').orWhere('account_id', accountId))
-    .distinct('number');
-
 /** A page of the blocklist (every account's entries and the global ones), newest first. */
 export async function listBlocklist(db: Knex, filter: { number?: string }, page: PageRequest): Promise<Page<BlocklistRow>> {
   const query = db<BlocklistRow>('blocklist_entries');

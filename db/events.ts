@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared, statementName } from './batching.ts';
 import { columnsOf, insertFromJson } from './json-rows.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
@@ -14,10 +15,13 @@ export interface EventRow {
   created_at: Date;
 }
 
+/** Every column of events, for the prepared insert (test/db/table-columns.test.ts keeps it whole). */
+export const EVENT_COLUMNS = ['id', 'account_id', 'type', 'message_id', 'data', 'created_at'] as const;
+
 export async function insertEvents(db: Knex, events: Omit<EventRow, 'created_at'>[]): Promise<EventRow[]> {
   if (events.length === 0) return [];
-  const { rows } = await db.raw(`${insertFromJson('events', columnsOf(events))} RETURNING *`, [JSON.stringify(events)]);
-  return rows;
+  const text = `${insertFromJson('events', columnsOf(events), '$1')} RETURNING ${EVENT_COLUMNS.join(', ')}`;
+  return runPrepared<EventRow>(db, { name: statementName('insert-events', text), text, values: [JSON.stringify(events)] });
 }
 
 /** How long events are kept and listed. */

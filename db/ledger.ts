@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from './batching.ts';
 import { columnsOf, insertFromJson } from './json-rows.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
@@ -38,6 +39,21 @@ const crossedThreshold = (before: string) =>
 const lowBalanceOf = (accountId: string, row: { balance: string; currency: string; crossed_threshold: string | null }): LowBalance | null =>
   row.crossed_threshold === null ? null : { accountId, balance: row.balance, threshold: row.crossed_threshold, currency: row.currency };
 
+const APPLY_BALANCE_CHANGES = `
+  WITH changes AS (SELECT * FROM json_to_recordset($1::json) AS c (position integer, kind text, amount numeric, description text, message_id text)),
+  total AS (SELECT sum(amount) AS amount FROM changes),
+  moved AS (
+    UPDATE accounts SET balance = balance + total.amount FROM total
+    WHERE id = $2 AND balance + total.amount >= 0
+    RETURNING balance, currency, total.amount AS total, ${crossedThreshold('balance - total.amount')}
+  ),
+  written AS (
+    INSERT INTO ledger_entries (account_id, kind, amount, balance_after, description, message_id)
+    SELECT $2, c.kind, c.amount, moved.balance - moved.total + sum(c.amount) OVER (ORDER BY c.position), c.description, c.message_id
+    FROM changes c CROSS JOIN moved ORDER BY c.position
+  )
+  SELECT balance, currency, crossed_threshold FROM moved`;
+
 /**
  * Moves a balance by the sum of the changes and writes their ledger rows (each with the balance
  * after it, in the order given), in one statement; must run inside a transaction. The guarded
@@ -46,22 +62,7 @@ const lowBalanceOf = (accountId: string, row: { balance: string; currency: strin
  */
 export async function applyBalanceChanges(trx: Knex, accountId: string, changes: Omit<LedgerChange, 'accountId'>[]): Promise<BalanceAfter | null> {
   const given = changes.map((change, position) => ({ position, kind: change.kind, amount: change.amount, description: change.description ?? null, message_id: change.messageId ?? null }));
-  const { rows } = await trx.raw(
-    `WITH changes AS (SELECT * FROM json_to_recordset(:changes::json) AS c (position integer, kind text, amount numeric, description text, message_id text)),
-     total AS (SELECT sum(amount) AS amount FROM changes),
-     moved AS (
-       UPDATE accounts SET balance = balance + total.amount FROM total
-       WHERE id = :accountId AND balance + total.amount >= 0
-       RETURNING balance, currency, total.amount AS total, ${crossedThreshold('balance - total.amount')}
-     ),
-     written AS (
-       INSERT INTO ledger_entries (account_id, kind, amount, balance_after, description, message_id)
-       SELECT :accountId, c.kind, c.amount, moved.balance - moved.total + sum(c.amount) OVER (ORDER BY c.position), c.description, c.message_id
-       FROM changes c CROSS JOIN moved ORDER BY c.position
-     )
-     SELECT balance, currency, crossed_threshold FROM moved`,
-    { changes: JSON.stringify(given), accountId },
-  );
+  const rows = await runPrepared<{ balance: string; currency: string; crossed_threshold: string | null }>(trx, { name: 'apply-balance-changes', text: APPLY_BALANCE_CHANGES, values: [JSON.stringify(given), accountId] });
   const row = rows[0];
   if (row === undefined) return null;
   return { balance: row.balance, lowBalance: lowBalanceOf(accountId, row) };

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared, statementName } from './batching.ts';
 import { columnsOf, insertFromJson } from './json-rows.ts';
 import { NEWEST_FIRST, readPage, type Page, type PageRequest } from './pagination.ts';
 
@@ -31,6 +32,16 @@ export interface MessageRow {
   failed_at: Date | null;
 }
 
+/**
+ * Every column of messages, for the prepared statements that answer rows: a prepared `*` would
+ * fail once a migration adds a column (test/db/table-columns.test.ts keeps this list whole).
+ */
+export const MESSAGE_COLUMNS = [
+  'id', 'account_id', 'api_key_id', 'to', 'from', 'body', 'status', 'encoding', 'segments', 'cost', 'currency', 'route_id', 'provider_message_id',
+  'attempts', 'error', 'reference', 'created_at', 'sent_at', 'delivered_at', 'failed_at', 'requested_route_id', 'country',
+] as const;
+const columnsFrom = (alias: string) => MESSAGE_COLUMNS.map((column) => `${alias}."${column}"`).join(', ');
+
 export type NewMessage = Omit<MessageRow, 'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id' | 'country'> & { failed_at?: Date; country?: string | null };
 
 /**
@@ -53,10 +64,9 @@ const countChanges = (changes: string) =>
 
 export async function insertMessages(db: Knex, rows: NewMessage[]): Promise<MessageRow[]> {
   if (rows.length === 0) return [];
-  const result = await db.raw(`WITH inserted AS (${insertFromJson('messages', columnsOf(rows))} RETURNING *), counted AS (${countChanges('(SELECT account_id, status, 1 AS delta FROM inserted)')}) SELECT * FROM inserted`, [
-    JSON.stringify(rows),
-  ]);
-  return result.rows;
+  const text = `WITH inserted AS (${insertFromJson('messages', columnsOf(rows), '$1')} RETURNING ${columnsFrom('messages')}),
+    counted AS (${countChanges('(SELECT account_id, status, 1 AS delta FROM inserted)')}) SELECT * FROM inserted`;
+  return runPrepared<MessageRow>(db, { name: statementName('insert-messages', text), text, values: [JSON.stringify(rows)] });
 }
 
 /**

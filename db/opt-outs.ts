@@ -30,15 +30,6 @@ export async function lockNumbersExclusively(trx: Knex.Transaction, accountId: s
 }
 
 /**
- * The query of which of these numbers the account may not send to (one column), for
- * db/send-checks.ts: it takes their shared locks until the transaction ends, then looks them up
- * (one index probe each), so that an opt-out waits for this send and this send sees an opt-out
- * that committed first.
- */
-export const lockedOptOuts = (trx: Knex.Transaction, accountId: string, numbers: string[]): Knex.Raw =>
-  trx.raw('SELECT lock_and_find_opt_outs(?, ?::text[])', [accountId, [...new Set(numbers)]]);
-
-/**
  * Opts these numbers out, recording a change for each one that was not already: one statement
  * for any count. Answers the rows it inserted.
  */

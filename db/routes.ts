@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from './batching.ts';
 
 export type ProviderName = 'simulator' | 'http' | 'smpp';
 
@@ -21,6 +22,10 @@ export interface AssignmentRow {
   created_at: Date;
 }
 
+/** Every column of routes, for the prepared statements (test/db/table-columns.test.ts keeps it whole). */
+export const ROUTE_COLUMNS = ['id', 'name', 'provider', 'config', 'price_per_segment', 'prefixes', 'is_active', 'dlr_token', 'created_at'] as const;
+const routeColumns = ROUTE_COLUMNS.map((column) => `r.${column}`).join(', ');
+
 export type RouteFields = Omit<RouteRow, 'id' | 'created_at' | 'dlr_token'>;
 
 const serialise = (fields: Partial<RouteFields>) => (fields.config === undefined ? fields : { ...fields, config: JSON.stringify(fields.config) });
@@ -40,7 +45,8 @@ export async function findRoute(db: Knex, id: number): Promise<RouteRow | undefi
 }
 
 export async function findRouteByDlrToken(db: Knex, token: string): Promise<RouteRow | undefined> {
-  return db<RouteRow>('routes').where({ dlr_token: token }).first();
+  const [route] = await runPrepared<RouteRow>(db, { name: 'route-by-dlr-token', text: `SELECT ${routeColumns} FROM routes r WHERE r.dlr_token = $1`, values: [token] });
+  return route;
 }
 
 export async function listRoutes(db: Knex): Promise<RouteRow[]> {
@@ -72,16 +78,15 @@ export async function activeAccountRoutes(db: Knex, accountId: string): Promise<
   return (await activeRoutesOfAccounts(db, [accountId])).get(accountId) ?? [];
 }
 
+const ACTIVE_ROUTES_OF_ACCOUNTS = `
+  SELECT ${routeColumns}, ar.account_id AS assigned_to FROM routes r JOIN account_routes ar ON ar.route_id = r.id
+  WHERE ar.account_id = ANY($1::text[]) AND r.is_active ORDER BY ar.account_id, ar.priority`;
+
 /** Each account's active routes, in its priority order. */
 export async function activeRoutesOfAccounts(db: Knex, accountIds: string[]): Promise<Map<string, RouteRow[]>> {
-  const rows = await db<RouteRow & { account_id: string }>('routes as r')
-    .join('account_routes as ar', 'ar.route_id', 'r.id')
-    .whereIn('ar.account_id', accountIds)
-    .where('r.is_active', true)
-    .orderBy(['ar.account_id', 'ar.priority'])
-    .select('r.*', 'ar.account_id as assigned_to');
+  const rows = await runPrepared<RouteRow & { assigned_to: string }>(db, { name: 'active-routes-of-accounts', text: ACTIVE_ROUTES_OF_ACCOUNTS, values: [accountIds] });
   const routes = new Map<string, RouteRow[]>();
-  for (const { assigned_to: accountId, ...route } of rows as (RouteRow & { assigned_to: string })[]) routes.set(accountId, [...(routes.get(accountId) ?? []), route as RouteRow]);
+  for (const { assigned_to: accountId, ...route } of rows) routes.set(accountId, [...(routes.get(accountId) ?? []), route as RouteRow]);
   return routes;
 }
 

@@ -77,8 +77,3 @@ export async function moveSender(
     .returning('*');
   return row;
 }
-
-/** The approved sender of this account with this text, if any. */
-/** The query of which of these sender texts are approved senders of this account (one column), for db/send-checks.ts. */
-export const approvedSenderTexts = (db: Knex, accountId: string, senderIds: string[]): Knex.QueryBuilder =>
-  db<SenderRow>('senders').where({ account_id: accountId, status: 'approved' }).whereIn('sender_id', [...new Set(senderIds)]).select('sender_id');

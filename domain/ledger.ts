@@ -34,7 +34,7 @@ export async function moveBalance(trx: Knex.Transaction, jobs: JobQueue, account
 /**
  * Applies charges in order against a balance locked for the transaction, each only while the
  * running balance covers it (a bulk send charges recipients in request order). Answers which
- * changes were applied; the ledger and the balance are written in one statement each.
+ * changes were applied; the ledger rows and the balance are written in one statement.
  */
 export async function applyWhileCovered(trx: Knex.Transaction, jobs: JobQueue, accountId: string, changes: Omit<LedgerChange, 'accountId'>[]): Promise<boolean[]> {
   let running = await lockBalance(trx, accountId);

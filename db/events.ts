@@ -20,7 +20,7 @@ export const EVENT_COLUMNS = ['id', 'account_id', 'type', 'message_id', 'data', 
 
 export async function insertEvents(db: Knex, events: Omit<EventRow, 'created_at'>[]): Promise<EventRow[]> {
   if (events.length === 0) return [];
-  const text = `${insertFromJson('events', columnsOf(events), '$1')} RETURNING ${EVENT_COLUMNS.join(', ')}`;
+  const text = `${insertFromJson('events', columnsOf(events))} RETURNING ${EVENT_COLUMNS.join(', ')}`;
   return runPrepared<EventRow>(db, { name: statementName('insert-events', text), text, values: [JSON.stringify(events)] });
 }
 

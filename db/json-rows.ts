@@ -13,10 +13,11 @@ export function columnsOf(rows: object[]): string[] {
 
 /**
  * `INSERT INTO table (columns) SELECT columns FROM json_populate_recordset(...)` of the one
- * parameter `parameter` (`?` for Knex, `$n` for a prepared statement: a JSON array of the rows): each value is read as its column's type, and a
- * column that no row gives takes its default. Column names come from code, never from input.
+ * parameter `$1` of a prepared statement (a JSON array of the rows): each value is read as its
+ * column's type, and a column that no row gives takes its default. Column names come from code,
+ * never from input.
  */
-export function insertFromJson(table: string, columns: string[], parameter = '?'): string {
+export function insertFromJson(table: string, columns: string[]): string {
   const list = columns.map((column) => `"${column}"`).join(', ');
-  return `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, ${parameter}::json)`;
+  return `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, $1::json)`;
 }

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import { runPrepared } from './batching.ts';
-import { columnsOf, insertFromJson } from './json-rows.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
 export type LedgerKind = 'credit' | 'debit' | 'refund' | 'adjustment';
@@ -94,18 +93,6 @@ export interface LedgerRow {
   balance_after: string;
   description: string | null;
   message_id: string | null;
-}
-
-/** Sets a locked balance and writes the ledger rows that lead to it, in one statement; answers the warning the change calls for. */
-export async function writeLedgerRows(trx: Knex, accountId: string, rows: LedgerRow[]): Promise<LowBalance | null> {
-  if (rows.length === 0) return null;
-  const updated = await trx.raw(
-    `WITH written AS (${insertFromJson('ledger_entries', columnsOf(rows))})
-     UPDATE accounts SET balance = ?::numeric WHERE id = ?
-     RETURNING balance, currency, ${crossedThreshold('?::numeric - ?::numeric')}`,
-    [JSON.stringify(rows), rows[rows.length - 1].balance_after, accountId, rows[0].balance_after, rows[0].amount],
-  );
-  return lowBalanceOf(accountId, updated.rows[0]);
 }
 
 export interface LedgerEntryRow extends LedgerRow {

@@ -64,7 +64,7 @@ const countChanges = (changes: string) =>
 
 export async function insertMessages(db: Knex, rows: NewMessage[]): Promise<MessageRow[]> {
   if (rows.length === 0) return [];
-  const text = `WITH inserted AS (${insertFromJson('messages', columnsOf(rows), '$1')} RETURNING ${columnsFrom('messages')}),
+  const text = `WITH inserted AS (${insertFromJson('messages', columnsOf(rows))} RETURNING ${columnsFrom('messages')}),
     counted AS (${countChanges('(SELECT account_id, status, 1 AS delta FROM inserted)')}) SELECT * FROM inserted`;
   return runPrepared<MessageRow>(db, { name: statementName('insert-messages', text), text, values: [JSON.stringify(rows)] });
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { setLowBalanceThreshold as storeThreshold, type AccountRow } from '../db/accounts.ts';
-import { applyBalanceChanges, lockBalance, writeLedgerRows, type LedgerChange, type LedgerRow, type LowBalance } from '../db/ledger.ts';
+import { applyBalanceChanges, lockBalance, type LedgerChange, type LowBalance } from '../db/ledger.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { recordSubjectEvents } from './events.ts';
 import { invalidRequest, notFound } from './errors.ts';
@@ -34,20 +34,24 @@ export async function moveBalance(trx: Knex.Transaction, jobs: JobQueue, account
 /**
  * Applies charges in order against a balance locked for the transaction, each only while the
  * running balance covers it (a bulk send charges recipients in request order). Answers which
- * changes were applied; the ledger rows and the balance are written in one statement.
+ * changes were applied; those are then moved as one (applyBalanceChanges), which the lock lets
+ * cover them all.
  */
 export async function applyWhileCovered(trx: Knex.Transaction, jobs: JobQueue, accountId: string, changes: Omit<LedgerChange, 'accountId'>[]): Promise<boolean[]> {
   let running = await lockBalance(trx, accountId);
-  const rows: LedgerRow[] = [];
+  const covered: Omit<LedgerChange, 'accountId'>[] = [];
   const applied = changes.map((change) => {
     if (compare(change.amount, '0') === 0) return true;
     const next = add(running, change.amount);
     if (compare(next, '0') < 0) return false;
     running = next;
-    rows.push({ account_id: accountId, kind: change.kind, amount: change.amount, balance_after: running, description: change.description ?? null, message_id: change.messageId ?? null });
+    covered.push(change);
     return true;
   });
-  await warnOfLowBalance(trx, jobs, await writeLedgerRows(trx, accountId, rows));
+  if (covered.length === 0) return applied;
+  const moved = await applyBalanceChanges(trx, accountId, covered);
+  if (moved === null) throw new Error(`the locked balance of ${accountId} no longer covers the charges it covered`);
+  await warnOfLowBalance(trx, jobs, moved.lowBalance);
   return applied;
 }
 

@@ -43,6 +43,11 @@ export function expectMoneyConsistent(snapshot: MoneySnapshot, credited: bigint,
   expect(fromUnits(balance), `${where}: balance against the ledger's sum`).to.equal(fromUnits(sum(snapshot.ledger.map((row) => row.amount))));
   expect(balance >= 0n, `${where}: the balance ${snapshot.balance} is negative`).to.equal(true);
   expectNone(snapshot.ledger.filter((row) => toUnits(row.balance_after) < 0n).map((row) => JSON.stringify(row)), `${where}: ledger rows that left a negative balance`);
+  // Every row is written under the balance's lock, so in id order each one's balance_after is the
+  // running sum, and the last is the balance.
+  let running = 0n;
+  const unchained = snapshot.ledger.filter((row) => (running += toUnits(row.amount)) !== toUnits(row.balance_after));
+  expectNone(unchained.map((row) => JSON.stringify(row)), `${where}: ledger rows whose balance_after is not the running sum`);
 
   const credits = snapshot.ledger.filter((row) => row.kind === 'credit');
   expect(fromUnits(sum(credits.map((row) => row.amount))), `${where}: credits in the ledger against the money put in`).to.equal(fromUnits(credited));

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { BASE62, randomBase62 } from './ids.ts';
 
@@ -35,7 +35,7 @@ export function isWellFormedApiKey(key: string): boolean {
 }
 
 /** Keys carry 256 bits of randomness, so one fast SHA-256 is enough: no slow password hash is needed. */
-export const hashApiKey = (key: string): Buffer => createHash('sha256').update(key).digest();
+export const hashApiKey = (key: string): Buffer => hash('sha256', key, 'buffer');
 
 export const hashesEqual = (a: Buffer, b: Buffer): boolean => a.length === b.length && timingSafeEqual(a, b);
 

@@ -96,11 +96,12 @@ export function pooledBatcher<Request, Answer>(run: (db: Knex, requests: Request
 }
 
 /**
- * One named (prepared) statement on a pooled connection, without Knex's query builder: for the
- * statements that run for every request. Name only statements whose result columns are listed,
- * so that a column added by a migration cannot change a prepared statement's result.
+ * One named (prepared) statement on a pooled connection, or the transaction's, without Knex's
+ * query builder: for the statements that run for every request. Name only statements whose result
+ * columns are listed, so that a column added by a migration cannot change a prepared statement's
+ * result; without a name the statement is planned as any other.
  */
-export async function runPrepared<Row>(db: Knex, statement: { name: string; text: string; values: unknown[] }): Promise<Row[]> {
+export async function runPrepared<Row>(db: Knex, statement: { name?: string; text: string; values?: unknown[] }): Promise<Row[]> {
   const connection = await db.client.acquireConnection();
   try {
     const { rows } = await connection.query(statement);

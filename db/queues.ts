@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { PgBoss, fromKnex, type JobOptions, type QueueOptions } from 'pg-boss';
+import { runPrepared, statementName } from './batching.ts';
+import { PgBoss, type JobOptions, type QueueOptions } from 'pg-boss';
 
 /** Every background queue, with its options, in one table. */
 export const QUEUES = {
@@ -40,15 +41,48 @@ export const JOBS_CHANNEL = 'dispatch_jobs';
 const announce = (trx: Knex.Transaction, queue: QueueKey) => trx.raw('SELECT pg_notify(?, ?)', [JOBS_CHANNEL, QUEUES[queue].name]);
 const dueNow = (options?: PerJobOptions) => !(options?.startAfter instanceof Date) || options.startAfter <= new Date();
 
+const MAX_PREPARED = 200;
+const preparedNames = new Map<string, string>();
+
+/**
+ * pg-boss plans its fetch, insert and completion anew on every call, 0.3 to 0.6 ms each: a tenth
+ * of PostgreSQL's CPU while sends arrive (pg_stat_statements with track_planning during
+ * `npm run bench` target 2). Its texts differ only by queue and batch size, so each text with
+ * parameters becomes a prepared statement on the connections that run it. A text without
+ * parameters may hold several commands (its migrations), which cannot be prepared. The fetch's
+ * text names its batch size, so a process prepares a few dozen texts (63 across the jobs and
+ * message tests); past MAX_PREPARED, statements run unnamed, so that a text carrying changing
+ * values could not fill the server's memory. pg-boss changes its tables only when
+ * a new version of it starts; processes of the old version must restart then, as a prepared
+ * statement returning whole job rows refuses a changed row.
+ */
+function asStatement(text: string, values: unknown[] | undefined): { name?: string; text: string; values?: unknown[] } {
+  if (!values?.length) return { text, values };
+  if (!preparedNames.has(text) && preparedNames.size < MAX_PREPARED) preparedNames.set(text, statementName('pgboss', text));
+  return { name: preparedNames.get(text), text, values };
+}
+
+/** pg-boss's statements in the caller's transaction, prepared. */
+const inTransaction = (trx: Knex.Transaction) => ({
+  executeSql: async (text: string, values?: unknown[]) => ({ rows: await runPrepared(trx, asStatement(text, values)) }),
+});
+
+/** pg-boss's own pool runs its statements prepared too. */
+function prepareStatements(boss: PgBoss): void {
+  const db = boss.getDb() as { pool?: { query: (statement: object) => Promise<unknown> }; executeSql: (text: string, values?: unknown[]) => Promise<unknown> };
+  const unprepared = db.executeSql.bind(db);
+  db.executeSql = (text, values) => (db.pool ? db.pool.query(asStatement(text, values)) : unprepared(text, values));
+}
+
 export const jobQueueOf = (boss: PgBoss, defaults: JobDefaults = {}): JobQueue => ({
   async enqueue(trx, queue, data, options) {
-    await boss.send(QUEUES[queue].name, data, { db: fromKnex(trx), ...defaults[queue], ...options });
+    await boss.send(QUEUES[queue].name, data, { db: inTransaction(trx), ...defaults[queue], ...options });
     if (dueNow(options)) await announce(trx, queue);
   },
   async enqueueMany(trx, queue, data, optionsOf) {
     if (data.length === 0) return;
     const jobs = data.map((item, index) => ({ data: item, ...defaults[queue], ...optionsOf?.(item, index) }));
-    await boss.insert(QUEUES[queue].name, jobs, { db: fromKnex(trx) });
+    await boss.insert(QUEUES[queue].name, jobs, { db: inTransaction(trx) });
     if (jobs.some(dueNow)) await announce(trx, queue);
   },
 });
@@ -62,6 +96,7 @@ export async function startQueues(databaseUrl: string, onError: (error: Error) =
   // their stale heartbeat, to the queue within seconds.
   const boss = new PgBoss({ connectionString: databaseUrl, useListenNotify: false, superviseIntervalSeconds: 5, monitorIntervalSeconds: 5 });
   boss.on('error', onError);
+  prepareStatements(boss);
   await boss.start();
   for (const { name, options } of Object.values(QUEUES)) {
     if (await boss.getQueue(name)) await boss.updateQueue(name, { ...options, notify: false });

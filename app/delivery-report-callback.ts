@@ -6,6 +6,7 @@ import { ApiError } from '../domain/errors.ts';
 import { DeliveryReportRecorder } from '../domain/delivery-report-recorder.ts';
 import { parseHttpDeliveryReport } from '../providers/index.ts';
 import type { DeliveryReport } from '../providers/types.ts';
+import type { RecordedReport } from '../domain/message-outcomes.ts';
 import { successBody } from './envelope.ts';
 
 /**
@@ -13,7 +14,7 @@ import { successBody } from './envelope.ts';
  * the route's secret, so only its provider knows the URL. Answers 200 once the report is stored,
  * also for a repeat, and for a report that arrived before its submit response.
  */
-export function deliveryReportCallback(db: Knex, jobs: JobQueue, onRecorded: (routeId: number, report: DeliveryReport) => void) {
+export function deliveryReportCallback(db: Knex, jobs: JobQueue, onRecorded: (routeId: number, report: DeliveryReport, recorded: RecordedReport) => void) {
   const router = express.Router();
   const reports = new DeliveryReportRecorder(db, jobs);
   router.post('/callbacks/dlr/:token', express.json({ limit: '64kb' }), async (req: Request, res: Response, next: NextFunction) => {
@@ -22,9 +23,9 @@ export function deliveryReportCallback(db: Knex, jobs: JobQueue, onRecorded: (ro
       if (!route || route.provider !== 'http') throw new ApiError(404, 'invalid_request_error', 'not_found', 'Unknown delivery-report URL.');
       const report = parseHttpDeliveryReport(req.body);
       if (!report) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', 'A delivery report needs an id and a status of delivered, undelivered or failed.');
-      const outcome = await reports.record(route.id, report);
-      onRecorded(route.id, report);
-      res.status(200).json(successBody(res.locals.requestId, { received: true, outcome }));
+      const recorded = await reports.record(route.id, report);
+      onRecorded(route.id, report, recorded);
+      res.status(200).json(successBody(res.locals.requestId, { received: true, outcome: recorded.stored }));
     } catch (error) {
       next(error);
     }

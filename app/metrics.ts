@@ -7,11 +7,9 @@ import {
   queueDepths,
   recentMessagesByStatusAndRoute,
   routeNames,
-  sentToDeliveredSecondsOf,
   webhookEndpointsByState,
 } from '../db/operations-stats.ts';
 import { QUEUES } from '../db/queues.ts';
-import { Batcher } from '../db/batching.ts';
 import { WEBHOOK_ATTEMPT_REASONS, type WebhookAttemptReason } from '../jobs/webhook-post.ts';
 import type { DeliveryReport, SubmitOutcome } from '../providers/types.ts';
 
@@ -70,7 +68,7 @@ export class Metrics {
 
   private readonly deliveryLatency = new client.Histogram({
     name: 'dispatch_delivery_latency_seconds',
-    help: 'Time from sent to delivered of delivered messages, by route name.',
+    help: 'Time from sent to delivered of delivered messages, by route name, observed once per message by the report that delivers it.',
     labelNames: ['route'],
     buckets: [1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
     registers: [this.registry],
@@ -89,16 +87,9 @@ export class Metrics {
   private readonly refresh: () => Promise<void>;
 
   private readonly db: Knex;
-  /** Sent-to-delivered seconds, read for the reports that arrive together with one statement. */
-  private readonly deliveredLatencies: Batcher<{ routeId: number; providerMessageId: string }, number | undefined>;
 
   constructor(db: Knex) {
     this.db = db;
-    const latenciesOf = async (ids: { routeId: number; providerMessageId: string }[]) => {
-      const seconds = await sentToDeliveredSecondsOf(db, ids);
-      return ids.map(({ routeId, providerMessageId }) => seconds.get(`${routeId}:${providerMessageId}`));
-    };
-    this.deliveredLatencies = new Batcher({ run: latenciesOf, runOne: async (id) => (await latenciesOf([id]))[0], maxBatch: 64, maxInFlight: 1 });
     const messages = new client.Gauge({ name: 'dispatch_messages_last_24h', help: 'Messages created in the last 24 hours by status and route name (none: not taken by a route).', labelNames: ['status', 'route'], registers: [this.registry] });
     const depth = new client.Gauge({ name: 'dispatch_queue_jobs', help: 'Jobs waiting or running by queue and state (created, retry, active).', labelNames: ['queue', 'state'], registers: [this.registry] });
     const age = new client.Gauge({ name: 'dispatch_queue_oldest_job_age_seconds', help: 'By queue and state: seconds the oldest job has waited since it became due (created, retry) or run (active); 0 when there is none.', labelNames: ['queue', 'state'], registers: [this.registry] });
@@ -165,13 +156,11 @@ export class Metrics {
     if (outcome.status !== 'accepted') this.upstreamErrors.inc({ route: route.name, code: outcome.code });
   }
 
-  /** A delivery report recorded for a route; a delivered message adds its sent-to-delivered time. */
-  async deliveryReport(routeId: number, report: DeliveryReport): Promise<void> {
+  /** A delivery report recorded for a route, with its message's sent-to-delivered time when it delivered the message. */
+  async deliveryReport(routeId: number, report: DeliveryReport, sentToDeliveredSeconds: number | undefined): Promise<void> {
     const route = await this.routeName(routeId);
     this.deliveryReports.inc({ route, status: report.status });
-    if (report.status !== 'delivered') return;
-    const seconds = await this.deliveredLatencies.submit({ routeId, providerMessageId: report.providerMessageId });
-    if (seconds !== undefined) this.deliveryLatency.observe({ route }, Math.max(0, seconds));
+    if (sentToDeliveredSeconds !== undefined) this.deliveryLatency.observe({ route }, sentToDeliveredSeconds);
   }
 
   webhookAttempt(reason: WebhookAttemptReason): void {

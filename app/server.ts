@@ -6,6 +6,7 @@ import { migrateLatest, migrationsCurrent } from '../db/migrate.ts';
 import { jobQueueOf, startQueues } from '../db/queues.ts';
 import { receiveInboundDelivery } from '../domain/inbound-parts.ts';
 import { DeliveryReportRecorder } from '../domain/delivery-report-recorder.ts';
+import type { RecordedReport } from '../domain/message-outcomes.ts';
 import { SendGroupCommit } from '../domain/send-group-commit.ts';
 import { startWebhookWorker } from '../jobs/deliver-webhook.ts';
 import { attemptReason } from '../jobs/webhook-post.ts';
@@ -56,8 +57,8 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   const jobs = jobQueueOf(boss, { deliverWebhook: { expireInSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 5 } });
   const metrics = new Metrics(db);
   // A report is stored before it is counted; a figure that cannot be read must not fail it.
-  const countReport = (routeId: number, report: DeliveryReport) =>
-    void metrics.deliveryReport(routeId, report).catch((error: unknown) => logger.warn({ err: error, route_id: routeId }, 'could not count a delivery report'));
+  const countReport = (routeId: number, report: DeliveryReport, recorded: RecordedReport) =>
+    void metrics.deliveryReport(routeId, report, recorded.sentToDeliveredSeconds).catch((error: unknown) => logger.warn({ err: error, route_id: routeId }, 'could not count a delivery report'));
   const keyUsage = new KeyUsageRecorder(db, KEY_USAGE_FLUSH_MS, (error) => logger.error({ err: error }, 'could not record key use'));
   keyUsage.start();
   const keyCache = await startKeyCache(db, databaseUrl, logger);
@@ -109,8 +110,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     origin,
     {
       onReport: async (routeId, report) => {
-        await upstreamReports.record(routeId, report);
-        countReport(routeId, report);
+        countReport(routeId, report, await upstreamReports.record(routeId, report));
       },
       onInbound: (routeId, message) => receiveInboundDelivery(workDb, jobs, routeId, message, logger),
     },

@@ -33,23 +33,6 @@ export async function webhookEndpointsByState(db: Knex): Promise<{ state: 'activ
 }
 
 /**
- * Seconds from sent to delivered of the messages delivery reports name (directly or through
- * one of their parts), keyed `<route id>:<provider message id>`: only those already delivered.
- */
-export async function sentToDeliveredSecondsOf(db: Knex, upstreamIds: { routeId: number; providerMessageId: string }[]): Promise<Map<string, number>> {
-  const { rows } = await db.raw(
-    `WITH v AS (SELECT * FROM unnest(?::integer[], ?::text[]) AS v (route_id, provider_message_id)),
-     carried AS (
-       SELECT v.route_id, v.provider_message_id, m.id FROM v JOIN messages m ON m.route_id = v.route_id AND m.provider_message_id = v.provider_message_id
-       UNION ALL SELECT v.route_id, v.provider_message_id, p.message_id FROM v JOIN message_parts p ON p.route_id = v.route_id AND p.provider_message_id = v.provider_message_id)
-     SELECT c.route_id, c.provider_message_id, extract(epoch FROM m.delivered_at - m.sent_at)::float AS seconds
-     FROM carried c JOIN messages m ON m.id = c.id WHERE m.status = 'delivered' AND m.sent_at IS NOT NULL`,
-    [upstreamIds.map(({ routeId }) => routeId), upstreamIds.map(({ providerMessageId }) => providerMessageId)],
-  );
-  return new Map(rows.map((row: { route_id: number; provider_message_id: string; seconds: number }) => [`${row.route_id}:${row.provider_message_id}`, row.seconds]));
-}
-
-/**
  * Jobs waiting or running per queue, and in seconds how long the oldest of them has waited since
  * it became due (created, retry) or run since it started (active). A job scheduled for later
  * (a webhook retry hours away) is counted but is not late: its wait starts when it is due.

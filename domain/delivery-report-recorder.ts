@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { JobQueue } from '../db/queues.ts';
 import type { DeliveryReport } from '../providers/types.ts';
 import { Batcher } from '../db/batching.ts';
-import { recordDeliveryReport, recordDeliveryReports, type RouteReport } from './message-outcomes.ts';
+import { recordDeliveryReport, recordDeliveryReports, type RecordedReport, type RouteReport } from './message-outcomes.ts';
 
 /**
  * Records delivery reports as they arrive, those that arrive together in one transaction
@@ -10,10 +10,10 @@ import { recordDeliveryReport, recordDeliveryReports, type RouteReport } from '.
  * transaction would cost the database as much again as the sending.
  */
 export class DeliveryReportRecorder {
-  readonly #batcher: Batcher<RouteReport, 'applied' | 'kept'>;
+  readonly #batcher: Batcher<RouteReport, RecordedReport>;
 
   constructor(db: Knex, jobs: JobQueue) {
-    this.#batcher = new Batcher<RouteReport, 'applied' | 'kept'>({
+    this.#batcher = new Batcher<RouteReport, RecordedReport>({
       run: (reports) => recordDeliveryReports(db, jobs, reports),
       runOne: ({ routeId, report }) => recordDeliveryReport(db, jobs, routeId, report),
       maxBatch: 64,
@@ -22,7 +22,7 @@ export class DeliveryReportRecorder {
   }
 
   /** Resolves once the report is stored (applied, or kept for its submit response); rejects when it could not be. */
-  record(routeId: number, report: DeliveryReport): Promise<'applied' | 'kept'> {
+  record(routeId: number, report: DeliveryReport): Promise<RecordedReport> {
     return this.#batcher.submit({ routeId, report });
   }
 }

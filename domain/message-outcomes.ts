@@ -42,19 +42,21 @@ function reportChange(report: DeliveryReport) {
   return { to: 'undelivered' as const, changes: { failed_at: at, error: { type: 'provider_error' as const, code: 'undelivered', message: reason } } };
 }
 
-async function applyReport(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, report: DeliveryReport): Promise<void> {
+/** Answers the message when the report moved it. */
+async function applyReport(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, report: DeliveryReport): Promise<MessageRow | undefined> {
   const { to, changes } = reportChange(report);
   // A report for a message already final (a repeat, or a late one) changes nothing.
-  await moveMessage(trx, jobs, message.id, to, changes);
+  return moveMessage(trx, jobs, message.id, to, changes);
 }
 
 /**
  * A report on one part of a concatenated message: the message is undelivered as soon as one part
  * is, and delivered once every part is.
  */
-async function applyPartReport(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, part: PartRow, report: DeliveryReport): Promise<void> {
+async function applyPartReport(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, part: PartRow, report: DeliveryReport): Promise<MessageRow | undefined> {
   const statuses = await markPart(trx, part, report.status);
-  if (report.status === 'undelivered' || statuses.every((status) => status === 'delivered')) await applyReport(trx, jobs, message, report);
+  if (report.status === 'undelivered' || statuses.every((status) => status === 'delivered')) return applyReport(trx, jobs, message, report);
+  return undefined;
 }
 
 /** A submission the upstream answered, settled once: with the provider's answer and how long it took. */
@@ -150,22 +152,33 @@ export async function recordFailure(db: Knex, jobs: JobQueue, messageId: string,
  * submit response is recorded when it arrives first. Rejects when it could not be stored, so
  * that the caller leaves the report to its sender to repeat.
  */
-export async function recordDeliveryReport(db: Knex, jobs: JobQueue, routeId: number, report: DeliveryReport): Promise<'applied' | 'kept'> {
+export async function recordDeliveryReport(db: Knex, jobs: JobQueue, routeId: number, report: DeliveryReport): Promise<RecordedReport> {
   return db.transaction(async (trx) => {
     await lockProviderMessage(trx, routeId, report.providerMessageId);
     const part = await findPart(trx, routeId, report.providerMessageId);
-    if (part) {
-      await applyPartReport(trx, jobs, (await findMessageById(trx, part.message_id, true)) as MessageRow, part, report);
-      return 'applied';
-    }
+    if (part) return applied(await applyPartReport(trx, jobs, (await findMessageById(trx, part.message_id, true)) as MessageRow, part, report));
     const message = await findMessageByProviderId(trx, routeId, report.providerMessageId);
     if (!message) {
       await keepEarlyReport(trx, routeId, report.providerMessageId, report);
-      return 'kept';
+      return { stored: 'kept' };
     }
-    await applyReport(trx, jobs, message, report);
-    return 'applied';
+    return applied(await applyReport(trx, jobs, message, report));
   });
+}
+
+/**
+ * How a report was stored: applied to its message, or kept until the submit response arrives.
+ * When it delivered its message, the seconds from sent to delivered, for the operator's metrics:
+ * a repeat, or a report on a part that leaves others pending, has none.
+ */
+export interface RecordedReport {
+  stored: 'applied' | 'kept';
+  sentToDeliveredSeconds?: number;
+}
+
+function applied(moved: MessageRow | undefined): RecordedReport {
+  if (moved?.status !== 'delivered' || !moved.sent_at || !moved.delivered_at) return { stored: 'applied' };
+  return { stored: 'applied', sentToDeliveredSeconds: Math.max(0, (moved.delivered_at.getTime() - moved.sent_at.getTime()) / 1000) };
 }
 
 /** A delivery report and the route it came from. */
@@ -183,7 +196,7 @@ const upstreamKey = ({ routeId, providerMessageId }: { routeId: number; provider
  * and two reports on one upstream message, throw OneByOne before anything is written, so that
  * the caller records each with recordDeliveryReport.
  */
-export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: RouteReport[]): Promise<('applied' | 'kept')[]> {
+export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: RouteReport[]): Promise<RecordedReport[]> {
   const upstreamIds = reports.map(({ routeId, report }) => ({ routeId, providerMessageId: report.providerMessageId }));
   if (new Set(upstreamIds.map(upstreamKey)).size < reports.length) throw new OneByOne('two reports on one upstream message');
   return db.transaction(async (trx) => {
@@ -193,7 +206,7 @@ export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: R
     const found = reports.map((_, index) => messages.get(upstreamKey(upstreamIds[index])));
     await keepEarlyReports(trx, reports.flatMap(({ routeId, report }, index) => (found[index] ? [] : [{ routeId, providerMessageId: report.providerMessageId, report }])));
     // A report for a message already final (a repeat, or a late one) changes nothing.
-    await moveMessagesOnReports(
+    const moved = await moveMessagesOnReports(
       trx,
       jobs,
       reports.flatMap(({ report }, index) => {
@@ -203,6 +216,7 @@ export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: R
         return [{ id: message.id, status: to, ...changes }];
       }),
     );
-    return found.map((message) => (message ? 'applied' : 'kept'));
+    const movedById = new Map(moved.map((message) => [message.id, message]));
+    return found.map((message): RecordedReport => (message ? applied(movedById.get(message.id)) : { stored: 'kept' }));
   });
 }

@@ -2,26 +2,10 @@ import { expect } from 'chai';
 import { call } from '../support/client.ts';
 import { eventually, sendingTenant, waitForMessage } from '../support/fixtures.ts';
 import { harness, startInstance } from '../support/harness.ts';
+import { metricsUrl, routeName, sample, scrape } from '../support/metrics.ts';
 import { requirePromtool, runPromtool } from '../support/promtool.ts';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
-
-const metricsUrl = (baseUrl: string) => `${baseUrl.replace('/api/v1', '')}/metrics`;
-
-const scrape = async (baseUrl = harness.baseUrl, token?: string) => {
-  const response = await fetch(metricsUrl(baseUrl), token ? { headers: { authorization: `Bearer ${token}` } } : {});
-  expect(response.status).to.equal(200);
-  expect(response.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
-  return response.text();
-};
-
-/** The value of one sample line, e.g. `name{a="b"} 3`, or undefined when absent. */
-const sample = (text: string, pattern: RegExp): number | undefined => {
-  const line = text.split('\n').find((l) => pattern.test(l));
-  return line === undefined ? undefined : Number(line.split(' ').pop());
-};
-
-const routeName = async (id: number): Promise<string> => (await call('GET', `/admin/routes/${id}`, { auth: 'admin' })).body.data.name;
 
 describe('GET /metrics', () => {
   it('exposes request, upstream, delivery, queue, message, webhook and ledger figures by route name, with quiet series at 0, and passes promtool check metrics', async function () {
@@ -34,7 +18,7 @@ describe('GET /metrics', () => {
     await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'delivered');
     const reported = (text: string) => sample(text, new RegExp(`^dispatch_delivery_reports_total\\{route="${healthy}",status="delivered"\\}`));
     const latencies = (text: string) => sample(text, new RegExp(`^dispatch_delivery_latency_seconds_count\\{route="${healthy}"\\}`));
-    // The report is counted once stored, the latency once read back: both just after the message reads delivered.
+    // The report is counted, and its message's latency observed, once stored: just after the message reads delivered.
     const after = await eventually(() => scrape(), (text) => reported(text) === 1 && latencies(text) === 1, { what: 'the delivery report counted' });
     // Database figures are cached for 15 s per process: a fresh process reads them now.
     const fresh = await startInstance(harness.database.url, { METRICS_TOKEN });

@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import { ledgerSum } from '../../db/ledger.ts';
 import { call } from '../support/client.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
-import { sendingTenant, waitForMessage } from '../support/fixtures.ts';
+import { eventually, sendingTenant, waitForMessage } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
+import { routeName, sample, scrape } from '../support/metrics.ts';
 
 const TO = '+14155550123';
 
@@ -113,7 +114,7 @@ describe('sending through an HTTP provider', () => {
     expect(await harness.db('early_reports').where({ provider_message_id: 'early-1' })).to.have.length(0);
   });
 
-  it('applies a repeated delivery report once', async () => {
+  it('applies a repeated delivery report once, and observes the message\'s sent-to-delivered time once', async () => {
     const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
     primary.behave({ accept: true, id: 'repeat-1' });
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
@@ -121,8 +122,17 @@ describe('sending through an HTTP provider', () => {
     const dlrUrl = primary.requests[0].body.dlr_url;
     const answers = await Promise.all([1, 2, 3].map(() => primary.postReport(dlrUrl, { id: 'repeat-1', status: 'delivered' })));
     expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 200]);
-    await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'delivered');
+    const delivered = await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'delivered');
     expect(await harness.db('events').where({ message_id: response.body.data.id, type: 'message.delivered' })).to.have.length(1);
+
+    // Each report is counted before its latency is observed: once all three are, so is every observation.
+    const route = await routeName(tenant.routeIds[0]);
+    const series = (name: string, labels = '') => new RegExp(`^dispatch_${name}\\{route="${route}"${labels}\\}`);
+    const figures = await eventually(() => scrape(), (text) => sample(text, series('delivery_reports_total', ',status="delivered"')) === 3, { what: 'the three reports counted' });
+    expect(sample(figures, series('delivery_latency_seconds_count'))).to.equal(1);
+    const seconds = (Date.parse(delivered.delivered_at as string) - Date.parse(delivered.sent_at as string)) / 1000;
+    // The answer carries milliseconds; the database, microseconds.
+    expect(sample(figures, series('delivery_latency_seconds_sum'))).to.be.closeTo(seconds, 0.002);
   });
 
   it('turns a failed report into undelivered, keeping the provider\'s reason', async () => {

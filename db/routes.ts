@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from './batching.ts';
+import { pooledBatcher, runPrepared } from './batching.ts';
 
 export type ProviderName = 'simulator' | 'http' | 'smpp';
 
@@ -44,9 +44,21 @@ export async function findRoute(db: Knex, id: number): Promise<RouteRow | undefi
   return db<RouteRow>('routes').where({ id }).first();
 }
 
+// Read for every delivery report and inbound message an upstream posts: reports arriving together share a statement.
+const routeLookupsByToken = pooledBatcher(async (db, tokens: string[]): Promise<(RouteRow | undefined)[]> => {
+  const rows = await runPrepared<RouteRow>(db, { name: 'routes-by-dlr-tokens', text: `SELECT ${routeColumns} FROM routes r WHERE r.dlr_token = ANY ($1::text[])`, values: [tokens] });
+  const byToken = new Map(rows.map((row) => [row.dlr_token, row]));
+  return tokens.map((token) => byToken.get(token));
+});
+
+/**
+ * The route whose callback URLs carry this token, as it is now. A token with NUL, which no text
+ * column holds, is answered at once: sent to the database it would fail the statement, and with
+ * it the reports that share it.
+ */
 export async function findRouteByDlrToken(db: Knex, token: string): Promise<RouteRow | undefined> {
-  const [route] = await runPrepared<RouteRow>(db, { name: 'route-by-dlr-token', text: `SELECT ${routeColumns} FROM routes r WHERE r.dlr_token = $1`, values: [token] });
-  return route;
+  if (token.includes('\u0000')) return undefined;
+  return routeLookupsByToken(db).submit(token);
 }
 
 export async function listRoutes(db: Knex): Promise<RouteRow[]> {

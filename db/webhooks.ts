@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from './batching.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 import { noLiveJob } from './queues.ts';
 
@@ -70,9 +71,13 @@ export async function deleteEndpoint(db: Knex, accountId: string, id: string): P
   return (await live(db).andWhere({ account_id: accountId, id }).update({ deleted_at: db.fn.now(), is_active: false })) > 0;
 }
 
-/** The active endpoints of these accounts, to fan events out to. */
+const ACTIVE_ENDPOINTS_OF = `
+  SELECT id, account_id, events, prompt_since FROM webhook_endpoints
+  WHERE account_id = ANY ($1::text[]) AND is_active AND deleted_at IS NULL`;
+
+/** The active endpoints of these accounts, to fan events out to: read in every transaction that records events, so prepared. */
 export async function activeEndpointsOf(db: Knex, accountIds: string[]): Promise<Pick<EndpointRow, 'id' | 'account_id' | 'events' | 'prompt_since'>[]> {
-  return live(db).whereIn('account_id', [...new Set(accountIds)]).andWhere({ is_active: true }).select('id', 'account_id', 'events', 'prompt_since');
+  return runPrepared(db, { name: 'active-endpoints-of', text: ACTIVE_ENDPOINTS_OF, values: [[...new Set(accountIds)]] });
 }
 
 export async function insertDeliveries(db: Knex, deliveries: Pick<DeliveryRow, 'endpoint_id' | 'event_id'>[]): Promise<DeliveryRow[]> {

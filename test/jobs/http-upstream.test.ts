@@ -145,10 +145,12 @@ describe('sending through an HTTP provider', () => {
     expect(undelivered.error).to.deep.equal({ type: 'provider_error', code: 'undelivered', message: 'Validity period expired' });
   });
 
-  it('answers 404 to a report at an unknown URL and 400 to a malformed report', async () => {
+  it('answers 404 to a report at an unknown URL (one with NUL too) and 400 to a malformed report', async () => {
     const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
     const origin = harness.baseUrl.replace('/api/v1', '');
     expect((await primary.postReport(`${origin}/callbacks/dlr/${'x'.repeat(32)}`, { id: 'a', status: 'delivered' })).status).to.equal(404);
+    // No route's token holds NUL; the lookup must not take it to the database, where it fails the statement.
+    expect((await primary.postReport(`${origin}/callbacks/dlr/x%00y`, { id: 'a', status: 'delivered' })).status).to.equal(404);
     primary.behave({ accept: true, id: 'shape-1' });
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
     await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'sent');

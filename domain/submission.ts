@@ -81,12 +81,14 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
   const message = await batches.messages.submit(messageId);
   if (!message || message.status !== 'pending') return 'done';
   const lastTry = retriesSpent || Date.now() - message.created_at.getTime() >= SEND_WINDOW_MS;
+  // Read side by side: one round trip before the submission instead of two.
+  const [accountActive, accountRoutes] = await Promise.all([batches.accountActive.submit(message.account_id), batches.routes.submit(message.account_id)]);
   // A suspended or closed account's messages wait: reactivated within the window, they go out.
-  if (!(await batches.accountActive.submit(message.account_id))) {
+  if (!accountActive) {
     if (!lastTry) return 'retry';
     return fail({ type: 'provider_error', code: 'provider_unavailable', message: 'The message was not sent: its account was not active within the send window.' });
   }
-  const eligible = routesFor(await batches.routes.submit(message.account_id), message.to, message.requested_route_id);
+  const eligible = routesFor(accountRoutes, message.to, message.requested_route_id);
   const routes = message.attempts === 0 ? eligible : await routesAfterEarlierTries(db, await submissionsOf(db, message.id), eligible);
   if (!Array.isArray(routes)) return fail(routes.failWith);
   const outbound = outboundOf(message);

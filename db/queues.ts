@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { runPrepared, statementName } from './batching.ts';
 import { PgBoss, type JobOptions, type QueueOptions } from 'pg-boss';
+import { runPrepared, statementName } from './batching.ts';
 
 /** Every background queue, with its options, in one table. */
 export const QUEUES = {

@@ -16,23 +16,30 @@ export const ROUTE_CONCURRENCY = 16;
  */
 export const SEND_JOB_MESSAGES = 16;
 
-/** A send job's data: its messages. Jobs enqueued before jobs carried several had `message_id`. */
-export type SendJobData = { message_ids: string[] } | { message_id: string };
+/**
+ * A send job's data: its messages, all of one account, and that account, so that the worker reads
+ * the account's state and routes beside the messages rather than after them. Jobs that name no
+ * account (reconciliation's, and jobs enqueued before they named one) are read in turn; jobs
+ * enqueued before jobs carried several had `message_id`.
+ */
+export type SendJobData = { message_ids: string[]; account_id?: string } | { message_id: string };
 export const SEND_JOB_FIELDS = ['message_ids', 'message_id'] as const;
 
 export const messageIdsOf = (data: SendJobData): string[] => ('message_ids' in data ? data.message_ids : [data.message_id]);
+export const accountIdOf = (data: SendJobData): string | undefined => ('account_id' in data ? data.account_id : undefined);
 
-/** The send jobs of newly accepted messages: by first route, at most SEND_JOB_MESSAGES each. */
-export function sendJobs(messages: { id: string; firstRouteId: number }[]): { data: SendJobData; options: PerJobOptions }[] {
-  const byRoute = new Map<number, string[]>();
-  for (const { id, firstRouteId } of messages) {
-    const ids = byRoute.get(firstRouteId);
-    if (ids) ids.push(id);
-    else byRoute.set(firstRouteId, [id]);
+/** The send jobs of newly accepted messages: by first route and account, at most SEND_JOB_MESSAGES each. */
+export function sendJobs(messages: { id: string; accountId: string; firstRouteId: number }[]): { data: SendJobData; options: PerJobOptions }[] {
+  const groups = new Map<string, { routeId: number; accountId: string; ids: string[] }>();
+  for (const { id, accountId, firstRouteId } of messages) {
+    const key = `${firstRouteId} ${accountId}`;
+    const group = groups.get(key);
+    if (group) group.ids.push(id);
+    else groups.set(key, { routeId: firstRouteId, accountId, ids: [id] });
   }
-  return [...byRoute].flatMap(([routeId, ids]) =>
+  return [...groups.values()].flatMap(({ routeId, accountId, ids }) =>
     Array.from({ length: Math.ceil(ids.length / SEND_JOB_MESSAGES) }, (_, chunk) => ({
-      data: { message_ids: ids.slice(chunk * SEND_JOB_MESSAGES, (chunk + 1) * SEND_JOB_MESSAGES) },
+      data: { message_ids: ids.slice(chunk * SEND_JOB_MESSAGES, (chunk + 1) * SEND_JOB_MESSAGES), account_id: accountId },
       options: { group: { id: `route-${routeId}` } },
     })),
   );

@@ -89,7 +89,7 @@ function newMessage(sender: SendingCaller, request: Common, to: string, country:
 }
 
 /** Enqueues the send jobs of messages just accepted, in the accepting transaction. */
-async function enqueueSends(trx: Knex.Transaction, jobs: JobQueue, messages: { id: string; firstRouteId: number }[]): Promise<void> {
+async function enqueueSends(trx: Knex.Transaction, jobs: JobQueue, messages: { id: string; accountId: string; firstRouteId: number }[]): Promise<void> {
   const sends = sendJobs(messages);
   await jobs.enqueueMany(trx, 'sendMessage', sends.map(({ data }) => data), (_, index) => sends[index].options);
 }
@@ -110,7 +110,7 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
 
   const cost = multiply(routes[0].price_per_segment, plan.segments);
   const [stored] = await insertMessages(trx, [newMessage(sender, request, request.to, country, plan, cost)]);
-  await enqueueSends(trx, jobs, [{ id: stored.id, firstRouteId: routes[0].id }]);
+  await enqueueSends(trx, jobs, [{ id: stored.id, accountId: sender.account.id, firstRouteId: routes[0].id }]);
   // Charged last: the account's row stays locked from this update to the commit, so concurrent
   // sends of one account wait on each other for as short a time as possible.
   if (cost !== '0.0000') {
@@ -179,7 +179,7 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
   }
 
   const stored = new Map((await insertMessages(trx, accepted.map(({ send, country, plan, cost, id }) => newMessage(send.sender, send.request, send.request.to, country, plan, cost, id)))).map((row) => [row.id, row]));
-  await enqueueSends(trx, jobs, accepted.map(({ id, route }) => ({ id, firstRouteId: route.id })));
+  await enqueueSends(trx, jobs, accepted.map(({ id, send, route }) => ({ id, accountId: send.sender.account.id, firstRouteId: route.id })));
   // Charged last, as acceptMessage does: each account's row stays locked from here to the commit.
   for (const accountId of accountIds) {
     const charges = accepted.filter(({ send, cost }) => send.sender.account.id === accountId && cost !== '0.0000');
@@ -243,7 +243,7 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
   });
   const stored = await insertMessages(trx, rows);
   await recordEvents(trx, jobs, stored.filter((message) => message.status === 'failed').map((message) => ({ message, type: 'message.failed' as const })));
-  await enqueueSends(trx, jobs, accepted.map((item) => ({ id: item.id, firstRouteId: item.routeId as number })));
+  await enqueueSends(trx, jobs, accepted.map((item) => ({ id: item.id, accountId: sender.account.id, firstRouteId: item.routeId as number })));
   const byId = new Map(stored.map((message) => [message.id, message]));
   return { messages: items.map((item) => byId.get(item.id) as MessageRow), accepted: accepted.length, failed: items.length - accepted.length };
 }

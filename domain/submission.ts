@@ -55,6 +55,10 @@ async function routesAfterEarlierTries(db: Knex, earlier: SubmissionRow[], route
   return allowed;
 }
 
+/** Whether the account is active, and its routes: read side by side. */
+const readAccount = (batches: SubmissionBatches, accountId: string): Promise<[boolean, RouteRow[]]> =>
+  Promise.all([batches.accountActive.submit(accountId), batches.routes.submit(accountId)]);
+
 async function submitOnce(provider: Provider, outbound: OutboundMessage): Promise<SubmitOutcome> {
   try {
     return await provider.submit(outbound);
@@ -71,18 +75,22 @@ async function submitOnce(provider: Provider, outbound: OutboundMessage): Promis
  * by afterUnknownOutcome. When no route took it, 'retry' (the caller tries again later), or on
  * the last try (the job's retries are spent or SEND_WINDOW_MS has passed) failed and refunded.
  */
-export async function submitMessage(deps: SubmitDependencies, messageId: string, retriesSpent: boolean): Promise<'done' | 'retry'> {
+export async function submitMessage(deps: SubmitDependencies, messageId: string, retriesSpent: boolean, jobAccountId?: string): Promise<'done' | 'retry'> {
   const { db, jobs, batches } = deps;
   const fail = async (error: MessageError, result?: Parameters<typeof recordFailure>[4]) => {
     await retryOnOutage(() => recordFailure(db, jobs, messageId, error, result));
     deps.onFailed?.(messageId, error);
     return 'done' as const;
   };
+  // The account its job names is read beside the message: one round trip before the submission
+  // instead of two. Not needed when the message turns out to be settled, and not trusted for a
+  // message of another account.
+  const named = jobAccountId === undefined ? undefined : readAccount(batches, jobAccountId);
+  named?.catch(() => {});
   const message = await batches.messages.submit(messageId);
   if (!message || message.status !== 'pending') return 'done';
   const lastTry = retriesSpent || Date.now() - message.created_at.getTime() >= SEND_WINDOW_MS;
-  // Read side by side: one round trip before the submission instead of two.
-  const [accountActive, accountRoutes] = await Promise.all([batches.accountActive.submit(message.account_id), batches.routes.submit(message.account_id)]);
+  const [accountActive, accountRoutes] = await (named && jobAccountId === message.account_id ? named : readAccount(batches, message.account_id));
   // A suspended or closed account's messages wait: reactivated within the window, they go out.
   if (!accountActive) {
     if (!lastTry) return 'retry';

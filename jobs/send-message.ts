@@ -1,5 +1,5 @@
 import { QUEUES } from '../db/queues.ts';
-import { messageIdsOf, ROUTE_CONCURRENCY, type SendJobData } from '../db/send-groups.ts';
+import { accountIdOf, messageIdsOf, ROUTE_CONCURRENCY, type SendJobData } from '../db/send-groups.ts';
 import { submitMessage, type SubmitDependencies } from '../domain/submission.ts';
 import { SubmissionBatches } from '../domain/submission-batches.ts';
 import type { JobDispatchers } from './job-dispatcher.ts';
@@ -24,7 +24,7 @@ export function startSendWorker(dispatchers: JobDispatchers, deps: SendDependenc
     const retriesSpent = job.retryCount >= job.retryLimit;
     const outcomes = await Promise.all(
       messageIdsOf(job.data).map((messageId) =>
-        submitMessage(submit, messageId, retriesSpent).catch((error: unknown) => {
+        submitMessage(submit, messageId, retriesSpent, accountIdOf(job.data)).catch((error: unknown) => {
           deps.onError(error, messageId);
           return 'failed' as const;
         }),

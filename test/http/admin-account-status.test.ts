@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { jobQueueOf } from '../../db/queues.ts';
-import { reconcileMessages } from '../../domain/reconciliation.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 import { call, expectError } from '../support/client.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
 import { createTenant, eventually, sendingTenant, storeMessages, waitForMessage, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
+import { reconcileAll } from '../support/reconcile.ts';
 
 const move = (accountId: string, verb: 'suspend' | 'close' | 'reactivate', reason = `ticket ${randomBase62(6)}`) =>
   call('POST', `/admin/accounts/${accountId}/${verb}`, { auth: 'admin', body: { reason } });
@@ -79,7 +78,6 @@ describe('the pending messages of an account that is not active', function () {
   // The job that found the account suspended retries with pg-boss's backoff (5 to 10 s at first).
   this.timeout(60_000);
   let provider: FakeHttpProvider;
-  const reconcile = () => reconcileMessages(harness.db, jobQueueOf(harness.dispatch.boss));
   const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
   const jobOf = async (messageId: string) =>
     (await harness.db.raw(`SELECT state, retry_count FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb(?::text)`, [messageId])).rows as { state: string; retry_count: number }[];
@@ -98,7 +96,7 @@ describe('the pending messages of an account that is not active', function () {
     const [id] = await storeMessages(tenant, [{ status: 'pending', cost: '0.0100', created_at: minutesAgo(2) }]);
     expect((await move(tenant.accountId, 'suspend')).status).to.equal(200);
 
-    expect(await reconcile()).to.be.at.least(1);
+    expect(await reconcileAll()).to.be.at.least(1);
     // The job has run and answered "later": it waits to retry, and nothing reached the upstream.
     await eventually(() => jobOf(id), (jobs) => jobs.length === 1 && jobs[0].state === 'retry', { what: `the send job of ${id} waiting to retry` });
     expect(provider.requests).to.have.length(0);
@@ -115,7 +113,7 @@ describe('the pending messages of an account that is not active', function () {
     const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: provider.url } }] });
     const [id] = await storeMessages(tenant, [{ status: 'pending', cost: '0.0100', created_at: minutesAgo(16) }]);
     expect((await move(tenant.accountId, 'close')).status).to.equal(200);
-    await reconcile();
+    await reconcileAll();
     const failed = await eventually(() => harness.db('messages').where({ id }).first(), (message) => message.status !== 'pending', { what: `message ${id} leaving pending` });
     expect(failed).to.include({ status: 'failed', cost: '0.0000' });
     expect(failed.error.code).to.equal('provider_unavailable');

@@ -1,11 +1,9 @@
 import { expect } from 'chai';
 import { beginSubmission } from '../../db/message-attempts.ts';
-import { jobQueueOf } from '../../db/queues.ts';
-import { STRANDED_BATCH } from '../../db/stranded.ts';
-import { reconcileMessages } from '../../domain/reconciliation.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
 import { sendingTenant, storeMessages, waitForMessage } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
+import { reconcileAll } from '../support/reconcile.ts';
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
@@ -15,13 +13,6 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
  */
 describe('messages that no live job will move', () => {
   let provider: FakeHttpProvider;
-  // The suite's database holds other tests' old pending messages, and a pass takes at most
-  // STRANDED_BATCH of them, oldest first: passes are repeated until one takes fewer, so this test's message is in.
-  const reconcile = async () => {
-    let total = 0;
-    for (let taken = STRANDED_BATCH; taken === STRANDED_BATCH; total += taken) taken = await reconcileMessages(harness.db, jobQueueOf(harness.dispatch.boss));
-    return total;
-  };
 
   beforeEach(async () => {
     provider = await FakeHttpProvider.start();
@@ -40,7 +31,7 @@ describe('messages that no live job will move', () => {
     const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: provider.url } }] });
     provider.behave({ accept: true, id: 'stranded-1' });
     const id = await pendingMessage(tenant, 2);
-    expect(await reconcile()).to.be.at.least(1);
+    expect(await reconcileAll()).to.be.at.least(1);
     const sent = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
     expect(sent).to.include({ status: 'sent', provider_message_id: 'stranded-1', attempts: 1 });
   });
@@ -49,7 +40,7 @@ describe('messages that no live job will move', () => {
     const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: provider.url } }, { provider: 'http', config: { url: provider.url } }] });
     const id = await pendingMessage(tenant, 2);
     await beginSubmission(harness.db, id, tenant.routeIds[0]);
-    await reconcile();
+    await reconcileAll();
     const failed = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
     expect(failed).to.include({ status: 'failed', attempts: 1, cost: 0 });
     expect(failed.error.code).to.equal('provider_timeout');
@@ -66,7 +57,7 @@ describe('messages that no live job will move', () => {
       provider.behave({ accept: true, id: 'again-1' });
       const id = await pendingMessage(tenant, 2);
       await beginSubmission(harness.db, id, tenant.routeIds[1]);
-      await reconcile();
+      await reconcileAll();
       const sent = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
       expect(sent).to.include({ status: 'sent', route_id: tenant.routeIds[1], attempts: 2 });
       expect(provider.requests.map((request) => request.headers['idempotency-key'])).to.deep.equal([id]);
@@ -79,7 +70,7 @@ describe('messages that no live job will move', () => {
   it('fail with provider_unavailable, refunded, once the send window has passed and no route takes them', async () => {
     const tenant = await sendingTenant({ routes: [{ provider: 'simulator', config: { outcome: 'unavailable' } }] });
     const id = await pendingMessage(tenant, 16);
-    await reconcile();
+    await reconcileAll();
     const failed = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
     expect(failed).to.include({ status: 'failed', cost: 0 });
     expect(failed.error.code).to.equal('provider_unavailable');
@@ -88,10 +79,10 @@ describe('messages that no live job will move', () => {
   it('are left alone while a live job still holds them', async () => {
     const tenant = await sendingTenant({ routes: [{ provider: 'simulator', config: { outcome: 'unavailable' } }] });
     const id = await pendingMessage(tenant, 2);
-    await reconcile();
+    await reconcileAll();
     // The job it was given is now waiting to retry: a second sweep must not add another.
     await waitForMessage(tenant, id, (m) => m.attempts >= 1);
-    await reconcile();
+    await reconcileAll();
     const jobs = await harness.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb(?::text)`, [id]);
     expect(jobs.rows[0].n).to.equal(1);
   });

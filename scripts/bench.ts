@@ -42,8 +42,8 @@ const options = (() => {
   }
 })();
 const runDir = await mkdtemp(join(tmpdir(), 'dispatch-bench-'));
-/** A run of some targets only leaves the checked-in results of the last whole run alone. */
-const RESULTS = options.only === undefined ? FULL_RESULTS : join(runDir, 'results.json');
+/** A quick run, or a run of some targets only, leaves the checked-in results of the last full run alone. */
+const RESULTS = options.only === undefined && !options.quick ? FULL_RESULTS : join(runDir, 'results.json');
 const adminToken = `adm_${randomBase62(40)}`;
 const rows: Row[] = [];
 const figures: Record<string, unknown> = {};

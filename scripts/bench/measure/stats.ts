@@ -4,8 +4,6 @@ import { count, ms, perSecond, refusals } from '../format.ts';
 import { runLoad } from '../load.ts';
 
 const CONNECTIONS = 8;
-/** 10,000,000 in a full run, 1,000,000 with --quick: ten times the message list's account. */
-const SEED_FACTOR = 10;
 const COUNTRIES = [
   { country: 'US', prefix: '+12127' },
   { country: 'GB', prefix: '+447400' },
@@ -59,9 +57,9 @@ export async function statsTotalsExact(pool: pg.Pool, accountId: string, stats: 
   return { exact, answered: stats.totals.messages, counted: rows.reduce((sum, row) => sum + (row.n as number), 0) };
 }
 
-/** GET /stats and GET /admin/stats over an account of 10,000,000 messages (1,000,000 with --quick), 8 connections, p99 of each. */
+/** GET /stats and GET /admin/stats over an account of 10,000,000 messages (200,000 with --quick), 8 connections, p99 of each. */
 export async function measureStats(bench: Bench, adminToken: string): Promise<Measurement> {
-  const seeded = bench.options.durations.seededMessages * SEED_FACTOR;
+  const seeded = bench.options.durations.seededStatsMessages;
   const tenant = await bench.tenant('stats', 10);
   log(`stats: seeding ${count(seeded)} messages over the last 24 hours (INSERT ... SELECT into messages: the trigger fills the counters), then VACUUM ANALYZE`);
   const started = Date.now();

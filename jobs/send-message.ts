@@ -22,9 +22,10 @@ export function startSendWorker(dispatchers: JobDispatchers, deps: SendDependenc
   const submit = { ...deps, batches: new SubmissionBatches(deps.db, deps.jobs) };
   dispatchers.run<SendJobData>(QUEUES.sendMessage.name, { concurrency: SEND_SLOTS, pollMs: SEND_POLL_MS, fetch: { groupConcurrency: ROUTE_CONCURRENCY } }, async (job) => {
     const retriesSpent = job.retryCount >= job.retryLimit;
+    const accountId = accountIdOf(job.data);
     const outcomes = await Promise.all(
       messageIdsOf(job.data).map((messageId) =>
-        submitMessage(submit, messageId, retriesSpent, accountIdOf(job.data)).catch((error: unknown) => {
+        submitMessage(submit, messageId, retriesSpent, accountId).catch((error: unknown) => {
           deps.onError(error, messageId);
           return 'failed' as const;
         }),

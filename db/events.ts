@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { runPrepared, statementName } from './batching.ts';
 import { columnsOf, insertFromJson } from './json-rows.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
+import { activeEndpointsJson, endpointsFromJson, type FanOutEndpoint } from './webhooks.ts';
 
 export type EventType = 'message.sent' | 'message.delivered' | 'message.failed' | 'message.received' | 'recipient.opted_out' | 'recipient.opted_in' | 'webhook.test' | 'balance.low';
 
@@ -22,6 +23,23 @@ export async function insertEvents(db: Knex, events: Omit<EventRow, 'created_at'
   if (events.length === 0) return [];
   const text = `${insertFromJson('events', columnsOf(events))} RETURNING ${EVENT_COLUMNS.join(', ')}`;
   return runPrepared<EventRow>(db, { name: statementName('insert-events', text), text, values: [JSON.stringify(events)] });
+}
+
+/**
+ * insertEvents, and in the same statement the active endpoints of the events' accounts, to fan
+ * them out to: every transaction that records events makes one round trip fewer. The first row
+ * alone carries the endpoints.
+ */
+export async function insertEventsFindingEndpoints(db: Knex, events: Omit<EventRow, 'created_at'>[]): Promise<{ events: EventRow[]; endpoints: FanOutEndpoint[] }> {
+  if (events.length === 0) return { events: [], endpoints: [] };
+  const text = `WITH inserted AS (${insertFromJson('events', columnsOf(events))} RETURNING ${EVENT_COLUMNS.join(', ')})
+    SELECT inserted.*, CASE WHEN row_number() OVER () = 1 THEN ${activeEndpointsJson('SELECT account_id FROM inserted')} END AS endpoints FROM inserted`;
+  const rows = await runPrepared<EventRow & { endpoints: Parameters<typeof endpointsFromJson>[0] | null }>(db, {
+    name: statementName('insert-events-finding-endpoints', text),
+    text,
+    values: [JSON.stringify(events)],
+  });
+  return { events: rows.map(({ endpoints: _, ...event }) => event), endpoints: endpointsFromJson(rows[0].endpoints ?? []) };
 }
 
 /** How long events are kept and listed. */

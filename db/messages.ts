@@ -211,10 +211,15 @@ export async function findMessageByProviderId(db: Knex, routeId: number, provide
   return db<MessageRow>('messages').where({ route_id: routeId, provider_message_id: providerMessageId }).forUpdate().first();
 }
 
-/** The messages these upstream ids belong to, locked, in id order. */
-export async function findMessagesByProviderIds(db: Knex, upstreamIds: { routeId: number; providerMessageId: string }[]): Promise<MessageRow[]> {
+/**
+ * The messages these upstream ids belong to, locked, in id order. `upstream_id_is_part` tells that
+ * the id names one part of a concatenated message, not the whole: read by the same statement, as
+ * the reports that look messages up by upstream id must tell parts apart.
+ */
+export async function findMessagesByProviderIds(db: Knex, upstreamIds: { routeId: number; providerMessageId: string }[]): Promise<(MessageRow & { upstream_id_is_part: boolean })[]> {
   const { rows } = await db.raw(
-    `SELECT m.* FROM messages m JOIN unnest(?::integer[], ?::text[]) AS v (route_id, provider_message_id)
+    `SELECT m.*, EXISTS (SELECT 1 FROM message_parts p WHERE p.route_id = v.route_id AND p.provider_message_id = v.provider_message_id) AS upstream_id_is_part
+     FROM messages m JOIN unnest(?::integer[], ?::text[]) AS v (route_id, provider_message_id)
        ON m.route_id = v.route_id AND m.provider_message_id = v.provider_message_id
      ORDER BY m.id FOR UPDATE OF m`,
     [upstreamIds.map(({ routeId }) => routeId), upstreamIds.map(({ providerMessageId }) => providerMessageId)],

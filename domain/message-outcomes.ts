@@ -201,8 +201,12 @@ export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: R
   if (new Set(upstreamIds.map(upstreamKey)).size < reports.length) throw new OneByOne('two reports on one upstream message');
   return db.transaction(async (trx) => {
     await lockProviderMessages(trx, upstreamIds);
-    if (await anyPartAmong(trx, upstreamIds)) throw new OneByOne('a report on a part of a message');
-    const messages = new Map((await findMessagesByProviderIds(trx, upstreamIds)).map((message) => [upstreamKey({ routeId: message.route_id as number, providerMessageId: message.provider_message_id as string }), message]));
+    const byUpstreamId = await findMessagesByProviderIds(trx, upstreamIds);
+    if (byUpstreamId.some((row) => row.upstream_id_is_part)) throw new OneByOne('a report on a part of a message');
+    const messages = new Map(byUpstreamId.map(({ upstream_id_is_part: _, ...message }) => [upstreamKey({ routeId: message.route_id as number, providerMessageId: message.provider_message_id as string }), message]));
+    // A part other than the first is found by no message: only then are the parts read on their own.
+    const unmatched = upstreamIds.filter((id) => !messages.has(upstreamKey(id)));
+    if (unmatched.length > 0 && (await anyPartAmong(trx, unmatched))) throw new OneByOne('a report on a part of a message');
     const found = reports.map((_, index) => messages.get(upstreamKey(upstreamIds[index])));
     await keepEarlyReports(trx, reports.flatMap(({ routeId, report }, index) => (found[index] ? [] : [{ routeId, providerMessageId: report.providerMessageId, report }])));
     // A report for a message already final (a repeat, or a late one) changes nothing.

@@ -3,7 +3,6 @@ import { insertEvents, type EventRow } from '../db/events.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { laneJobOptions } from '../db/delivery-lanes.ts';
 import {
-  activeEndpointsOf,
   disableEndpoint,
   enableEndpoint,
   insertDeliveries,
@@ -12,6 +11,7 @@ import {
   replaceSigningSecret,
   updateEndpoint,
   type EndpointRow,
+  type FanOutEndpoint,
 } from '../db/webhooks.ts';
 import { conflict, invalidRequest, notFound } from './errors.ts';
 import { newId, randomBase62 } from './ids.ts';
@@ -49,11 +49,10 @@ const subscribes = (endpoint: Pick<EndpointRow, 'events'>, type: string) => endp
 /**
  * One delivery, and its job, for each active endpoint of the event's account that subscribes to
  * its type, written in the transaction that records the events: no event is ever lost. Each job
- * waits in its endpoint's lane.
+ * waits in its endpoint's lane. `endpoints` are the active endpoints of the events' accounts, read
+ * in this transaction.
  */
-export async function fanOut(trx: Knex.Transaction, jobs: JobQueue, events: EventRow[]): Promise<void> {
-  if (events.length === 0) return;
-  const endpoints = await activeEndpointsOf(trx, events.map((event) => event.account_id));
+export async function fanOut(trx: Knex.Transaction, jobs: JobQueue, events: EventRow[], endpoints: FanOutEndpoint[]): Promise<void> {
   const deliveries = events.flatMap((event) =>
     endpoints.filter((endpoint) => endpoint.account_id === event.account_id && subscribes(endpoint, event.type)).map((endpoint) => ({ endpoint_id: endpoint.id, event_id: event.id })),
   );

@@ -24,7 +24,8 @@ export interface AssignmentRow {
 
 /** Every column of routes, for the prepared statements (test/db/table-columns.test.ts keeps it whole). */
 export const ROUTE_COLUMNS = ['id', 'name', 'provider', 'config', 'price_per_segment', 'prefixes', 'is_active', 'dlr_token', 'created_at'] as const;
-const routeColumns = ROUTE_COLUMNS.map((column) => `r.${column}`).join(', ');
+/** ROUTE_COLUMNS of the alias `r`, for a statement's select list. */
+export const routeColumns = ROUTE_COLUMNS.map((column) => `r.${column}`).join(', ');
 
 export type RouteFields = Omit<RouteRow, 'id' | 'created_at' | 'dlr_token'>;
 

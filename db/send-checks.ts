@@ -1,7 +1,10 @@
 import type { Knex } from 'knex';
 import { runPrepared } from './batching.ts';
+import { routeColumns, type RouteRow } from './routes.ts';
 
 export interface SendChecks {
+  /** The account's active routes, in the order they are tried (ascending priority). */
+  routes: RouteRow[];
   /** The sender texts that are approved senders of the account. */
   approved: Set<string>;
   /** The recipients blocklisted for the account, globally or for it alone. */
@@ -10,13 +13,18 @@ export interface SendChecks {
   optedOut: Set<string>;
 }
 
+// One row per active route (one with no route when the account has none), each carrying the checks.
 const READ_SEND_CHECKS = `
-  SELECT ARRAY(SELECT sender_id FROM senders WHERE account_id = $1 AND status = 'approved' AND sender_id = ANY($2::text[])) AS approved,
-         ARRAY(SELECT DISTINCT number FROM blocklist_entries WHERE number = ANY($3::text[]) AND (account_id IS NULL OR account_id = $1)) AS blocked,
-         ARRAY(SELECT lock_and_find_opt_outs($1, $4::text[])) AS opted_out`;
+  SELECT checks.approved, checks.blocked, checks.opted_out, ${routeColumns}
+  FROM (SELECT ARRAY(SELECT sender_id FROM senders WHERE account_id = $1 AND status = 'approved' AND sender_id = ANY($2::text[])) AS approved,
+               ARRAY(SELECT DISTINCT number FROM blocklist_entries WHERE number = ANY($3::text[]) AND (account_id IS NULL OR account_id = $1)) AS blocked,
+               ARRAY(SELECT lock_and_find_opt_outs($1, $4::text[])) AS opted_out) AS checks
+  LEFT JOIN (routes r JOIN account_routes ar ON ar.route_id = r.id AND ar.account_id = $1 AND r.is_active) ON true
+  ORDER BY ar.priority`;
 
 /**
- * What the checks of sends from one account read, in one prepared statement: each read alone was
+ * What the checks of sends from one account read, in one prepared statement: the account's
+ * routes, its approved senders, and the recipients blocklisted or opted out. Each read alone was
  * a round trip of its own inside the accepting transaction, and under load a round trip costs
  * more in waiting than the read costs the server (`npm run bench`, target 2). The opt-outs are
  * read by lock_and_find_opt_outs (in the migrations), which takes the numbers' shared locks until
@@ -26,10 +34,12 @@ const READ_SEND_CHECKS = `
  */
 export async function readSendChecks(trx: Knex.Transaction, accountId: string, from: string[], to: string[], optOuts = true): Promise<SendChecks> {
   const numbers = [...new Set(to)];
-  const [row] = await runPrepared<{ approved: string[]; blocked: string[]; opted_out: string[] }>(trx, {
+  const rows = await runPrepared<RouteRow & { approved: string[]; blocked: string[]; opted_out: string[] }>(trx, {
     name: 'read-send-checks',
     text: READ_SEND_CHECKS,
     values: [accountId, [...new Set(from)], numbers, optOuts ? numbers : []],
   });
-  return { approved: new Set(row.approved), blocked: new Set(row.blocked), optedOut: new Set(row.opted_out) };
+  const [{ approved, blocked, opted_out: optedOut }] = rows;
+  const routes = rows.filter((row) => row.id !== null).map(({ approved: _a, blocked: _b, opted_out: _o, ...route }) => route);
+  return { routes, approved: new Set(approved), blocked: new Set(blocked), optedOut: new Set(optedOut) };
 }

@@ -5,7 +5,7 @@ import { insertMessages, type MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { readSendChecks } from '../db/send-checks.ts';
 import { sendJobs } from '../db/send-groups.ts';
-import { activeAccountRoutes, type RouteRow } from '../db/routes.ts';
+import type { RouteRow } from '../db/routes.ts';
 import { codePointLength, MAX_BODY_CODE_POINTS, planSegments, type SegmentPlan } from './encoding.ts';
 import { ApiError, insufficientBalance, invalidRequest } from './errors.ts';
 import { recordEvents } from './events.ts';
@@ -100,10 +100,9 @@ async function enqueueSends(trx: Knex.Transaction, jobs: JobQueue, messages: { i
  */
 export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: Common & { to: string }, options: SendOptions = {}): Promise<MessageRow> {
   const plan = planBody(request.body);
-  const accountRoutes = await activeAccountRoutes(trx, sender.account.id);
   const checks = await readSendChecks(trx, sender.account.id, [request.from], [request.to], !options.optOutConfirmation);
   requireApprovedSender(checks.approved, request.from);
-  const routes = routesFor(accountRoutes, request.to, request.route_id);
+  const routes = routesFor(checks.routes, request.to, request.route_id);
   const { country, problem } = checkRecipient(request.to, checks.blocked, checks.optedOut, routes);
   if (problem) throw singleSendRefusal(problem, request);
   if (sender.apiKey) await checkSendLimits(trx, sender.apiKey, 1);
@@ -153,8 +152,7 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
   for (const accountId of accountIds) {
     const ofAccount = sends.map((send, index) => ({ send, index })).filter(({ send }) => send.sender.account.id === accountId);
     const tos = ofAccount.map(({ send }) => send.request.to);
-    const accountRoutes = await activeAccountRoutes(trx, accountId);
-    const { approved, blocked, optedOut } = await readSendChecks(trx, accountId, ofAccount.map(({ send }) => send.request.from), tos);
+    const { routes: accountRoutes, approved, blocked, optedOut } = await readSendChecks(trx, accountId, ofAccount.map(({ send }) => send.request.from), tos);
     for (const { send, index } of ofAccount) {
       const { request } = send;
       try {
@@ -204,8 +202,7 @@ export interface BulkOutcome {
  */
 export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller & { apiKey: ApiKeyRow }, request: Common & { recipients: string[] }): Promise<BulkOutcome> {
   const plan = planBody(request.body);
-  const accountRoutes = await activeAccountRoutes(trx, sender.account.id);
-  const { approved, blocked, optedOut } = await readSendChecks(trx, sender.account.id, [request.from], request.recipients);
+  const { routes: accountRoutes, approved, blocked, optedOut } = await readSendChecks(trx, sender.account.id, [request.from], request.recipients);
   requireApprovedSender(approved, request.from);
   if (request.route_id != null && !accountRoutes.some((route) => route.id === request.route_id)) {
     throw invalidRequest('route_id', `Route ${request.route_id} is not an active route of this account.`, 'route_invalid');

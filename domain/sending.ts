@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
-import { insertMessages, type MessageRow } from '../db/messages.ts';
+import { insertMessages, type MessageRow, type NewMessage } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { readSendChecks } from '../db/send-checks.ts';
 import { sendJobs } from '../db/send-groups.ts';
@@ -88,10 +88,19 @@ function newMessage(sender: SendingCaller, request: Common, to: string, country:
   };
 }
 
-/** Enqueues the send jobs of messages just accepted, in the accepting transaction. */
-async function enqueueSends(trx: Knex.Transaction, jobs: JobQueue, messages: { id: string; accountId: string; firstRouteId: number }[]): Promise<void> {
-  const sends = sendJobs(messages);
-  await jobs.enqueueMany(trx, 'sendMessage', sends.map(({ data }) => data), (_, index) => sends[index].options);
+/**
+ * Stores messages and enqueues the send jobs of those to send, in the accepting transaction, side
+ * by side: the jobs carry ids chosen here and wait on nothing the insert answers, so on a
+ * pipelining connection (db/connection.ts) both take one round trip. Neither takes a lock that the
+ * other or the balance takes, so doing them in either order deadlocks no one.
+ */
+async function storeAndEnqueue(trx: Knex.Transaction, jobs: JobQueue, rows: NewMessage[], sends: { id: string; accountId: string; firstRouteId: number }[]): Promise<MessageRow[]> {
+  const groups = sendJobs(sends);
+  const [stored] = await Promise.all([
+    insertMessages(trx, rows),
+    jobs.enqueueMany(trx, 'sendMessage', groups.map(({ data }) => data), (_, index) => groups[index].options),
+  ]);
+  return stored;
 }
 
 /**
@@ -108,8 +117,8 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
   if (sender.apiKey) await checkSendLimits(trx, sender.apiKey, 1);
 
   const cost = multiply(routes[0].price_per_segment, plan.segments);
-  const [stored] = await insertMessages(trx, [newMessage(sender, request, request.to, country, plan, cost)]);
-  await enqueueSends(trx, jobs, [{ id: stored.id, accountId: sender.account.id, firstRouteId: routes[0].id }]);
+  const message = newMessage(sender, request, request.to, country, plan, cost);
+  const [stored] = await storeAndEnqueue(trx, jobs, [message], [{ id: message.id, accountId: sender.account.id, firstRouteId: routes[0].id }]);
   // Charged last: the account's row stays locked from this update to the commit, so concurrent
   // sends of one account wait on each other for as short a time as possible.
   if (cost !== '0.0000') {
@@ -176,8 +185,13 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
     });
   }
 
-  const stored = new Map((await insertMessages(trx, accepted.map(({ send, country, plan, cost, id }) => newMessage(send.sender, send.request, send.request.to, country, plan, cost, id)))).map((row) => [row.id, row]));
-  await enqueueSends(trx, jobs, accepted.map(({ id, send, route }) => ({ id, accountId: send.sender.account.id, firstRouteId: route.id })));
+  const rows = await storeAndEnqueue(
+    trx,
+    jobs,
+    accepted.map(({ send, country, plan, cost, id }) => newMessage(send.sender, send.request, send.request.to, country, plan, cost, id)),
+    accepted.map(({ id, send, route }) => ({ id, accountId: send.sender.account.id, firstRouteId: route.id })),
+  );
+  const stored = new Map(rows.map((row) => [row.id, row]));
   // Charged last, as acceptMessage does: each account's row stays locked from here to the commit.
   for (const accountId of accountIds) {
     const charges = accepted.filter(({ send, cost }) => send.sender.account.id === accountId && cost !== '0.0000');
@@ -238,9 +252,8 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
     const message = newMessage(sender, request, item.to, item.country, plan, item.problem ? '0.0000' : item.cost, item.id);
     return item.problem ? { ...message, status: 'failed' as const, error: item.problem, failed_at: now } : message;
   });
-  const stored = await insertMessages(trx, rows);
+  const stored = await storeAndEnqueue(trx, jobs, rows, accepted.map((item) => ({ id: item.id, accountId: sender.account.id, firstRouteId: item.routeId as number })));
   await recordEvents(trx, jobs, stored.filter((message) => message.status === 'failed').map((message) => ({ message, type: 'message.failed' as const })));
-  await enqueueSends(trx, jobs, accepted.map((item) => ({ id: item.id, accountId: sender.account.id, firstRouteId: item.routeId as number })));
   const byId = new Map(stored.map((message) => [message.id, message]));
   return { messages: items.map((item) => byId.get(item.id) as MessageRow), accepted: accepted.length, failed: items.length - accepted.length };
 }

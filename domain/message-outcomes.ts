@@ -123,9 +123,13 @@ export async function recordAcceptances(db: Knex, jobs: JobQueue, acceptances: A
     // Settled meanwhile by a later try that took a submission for dead: its settlement stands.
     const pending = acceptances.filter(({ messageId }) => messages.get(messageId)?.status === 'pending');
     if (pending.some(({ messageId, price }) => compare((messages.get(messageId) as MessageRow).cost, price) !== 0)) throw new OneByOne('a cheaper route than charged');
-    await settleAcceptedSubmissions(trx, acceptances.map(({ submission }) => submission));
-    const sent = await moveMessagesToSent(trx, jobs, pending.map(({ messageId, route, accepted }) => ({ id: messageId, route_id: route.id, provider_message_id: accepted.providerMessageId })));
-    const early = await takeEarlyReportsOf(trx, sent.map((message) => ({ routeId: message.route_id as number, providerMessageId: message.provider_message_id as string })));
+    // Side by side (one round trip on a pipelining connection): each pending message is locked, so
+    // all of them move to sent, and the upstream ids are locked, so their early reports are theirs to take.
+    const [, sent, early] = await Promise.all([
+      settleAcceptedSubmissions(trx, acceptances.map(({ submission }) => submission)),
+      moveMessagesToSent(trx, jobs, pending.map(({ messageId, route, accepted }) => ({ id: messageId, route_id: route.id, provider_message_id: accepted.providerMessageId }))),
+      takeEarlyReportsOf(trx, pending.map(({ route, accepted }) => ({ routeId: route.id, providerMessageId: accepted.providerMessageId }))),
+    ]);
     for (const message of sent) {
       for (const report of early.get(`${message.route_id}:${message.provider_message_id}`) ?? []) await applyReport(trx, jobs, message, report as unknown as DeliveryReport);
     }
@@ -208,18 +212,21 @@ export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: R
     const unmatched = upstreamIds.filter((id) => !messages.has(upstreamKey(id)));
     if (unmatched.length > 0 && (await anyPartAmong(trx, unmatched))) throw new OneByOne('a report on a part of a message');
     const found = reports.map((_, index) => messages.get(upstreamKey(upstreamIds[index])));
-    await keepEarlyReports(trx, reports.flatMap(({ routeId, report }, index) => (found[index] ? [] : [{ routeId, providerMessageId: report.providerMessageId, report }])));
-    // A report for a message already final (a repeat, or a late one) changes nothing.
-    const moved = await moveMessagesOnReports(
-      trx,
-      jobs,
-      reports.flatMap(({ report }, index) => {
-        const message = found[index];
-        if (!message) return [];
-        const { to, changes } = reportChange(report);
-        return [{ id: message.id, status: to, ...changes }];
-      }),
-    );
+    // Side by side: reports kept for later and messages moved concern different upstream ids. A
+    // report for a message already final (a repeat, or a late one) changes nothing.
+    const [, moved] = await Promise.all([
+      keepEarlyReports(trx, reports.flatMap(({ routeId, report }, index) => (found[index] ? [] : [{ routeId, providerMessageId: report.providerMessageId, report }]))),
+      moveMessagesOnReports(
+        trx,
+        jobs,
+        reports.flatMap(({ report }, index) => {
+          const message = found[index];
+          if (!message) return [];
+          const { to, changes } = reportChange(report);
+          return [{ id: message.id, status: to, ...changes }];
+        }),
+      ),
+    ]);
     const movedById = new Map(moved.map((message) => [message.id, message]));
     return found.map((message): RecordedReport => (message ? applied(movedById.get(message.id)) : { stored: 'kept' }));
   });

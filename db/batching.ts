@@ -95,17 +95,40 @@ export function pooledBatcher<Request, Answer>(run: (db: Knex, requests: Request
   };
 }
 
+/** A statement for the driver: a name makes it prepared on each connection that runs it. */
+export interface Statement {
+  name?: string;
+  text: string;
+  values?: unknown[];
+}
+
 /**
  * One named (prepared) statement on a pooled connection, or the transaction's, without Knex's
  * query builder: for the statements that run for every request. Name only statements whose result
  * columns are listed, so that a column added by a migration cannot change a prepared statement's
  * result; without a name the statement is planned as any other.
  */
-export async function runPrepared<Row>(db: Knex, statement: { name?: string; text: string; values?: unknown[] }): Promise<Row[]> {
+export async function runPrepared<Row>(db: Knex, statement: Statement): Promise<Row[]> {
   const connection = await db.client.acquireConnection();
   try {
     const { rows } = await connection.query(statement);
     return rows;
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
+
+/**
+ * Statements written one behind the other on one connection (the transaction's) without waiting
+ * for answers: a pipelining connection (db/connection.ts) runs them in this order, each with the
+ * snapshot of its own start, in one round trip. Answers the rows of each. Issued as separate
+ * calls side by side instead, they would be written in whichever order their code reaches the
+ * connection.
+ */
+export async function runInOrder(db: Knex, statements: Statement[]): Promise<unknown[][]> {
+  const connection = await db.client.acquireConnection();
+  try {
+    return await Promise.all(statements.map(async (statement) => (await connection.query(statement)).rows));
   } finally {
     await db.client.releaseConnection(connection);
   }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared, statementName } from './batching.ts';
+import { runPrepared, statementName, type Statement } from './batching.ts';
 import { columnsOf, insertFromJson } from './json-rows.ts';
 import { NEWEST_FIRST, readPage, type Page, type PageRequest } from './pagination.ts';
 
@@ -200,32 +200,33 @@ export async function findMessageById(db: Knex, id: string, forUpdate = false): 
   return query.first();
 }
 
-/** Several messages by id, in id order (the order in which a batch locks them). */
-export async function findMessagesByIds(db: Knex, ids: string[], forUpdate = false): Promise<MessageRow[]> {
-  const query = db<MessageRow>('messages').whereIn('id', ids).orderBy('id');
-  if (forUpdate) query.forUpdate();
-  return query;
+/** Several messages by id, in id order. */
+export async function findMessagesByIds(db: Knex, ids: string[]): Promise<MessageRow[]> {
+  return db<MessageRow>('messages').whereIn('id', ids).orderBy('id');
 }
 
 export async function findMessageByProviderId(db: Knex, routeId: number, providerMessageId: string): Promise<MessageRow | undefined> {
   return db<MessageRow>('messages').where({ route_id: routeId, provider_message_id: providerMessageId }).forUpdate().first();
 }
 
+/** The read of these messages, each locked, in id order (the order in which every batch locks them): to run behind a lock (lockProviderMessagesThen). */
+export const messagesByIdsLocked = (ids: string[]): Statement => ({ text: 'SELECT * FROM messages WHERE id = ANY ($1::text[]) ORDER BY id FOR UPDATE', values: [ids] });
+
+/** A message found by an upstream id, and whether that id names one part of a concatenated message rather than the whole. */
+export type MessageByUpstreamId = MessageRow & { upstream_id_is_part: boolean };
+
 /**
- * The messages these upstream ids belong to, locked, in id order. `upstream_id_is_part` tells that
- * the id names one part of a concatenated message, not the whole: read by the same statement, as
- * the reports that look messages up by upstream id must tell parts apart.
+ * The read of the messages these upstream ids belong to, each locked, in id order, as
+ * MessageByUpstreamId rows: the reports that look messages up by upstream id must tell parts
+ * apart, and this read does it in the same statement. To run behind a lock (lockProviderMessagesThen).
  */
-export async function findMessagesByProviderIds(db: Knex, upstreamIds: { routeId: number; providerMessageId: string }[]): Promise<(MessageRow & { upstream_id_is_part: boolean })[]> {
-  const { rows } = await db.raw(
-    `SELECT m.*, EXISTS (SELECT 1 FROM message_parts p WHERE p.route_id = v.route_id AND p.provider_message_id = v.provider_message_id) AS upstream_id_is_part
-     FROM messages m JOIN unnest(?::integer[], ?::text[]) AS v (route_id, provider_message_id)
-       ON m.route_id = v.route_id AND m.provider_message_id = v.provider_message_id
-     ORDER BY m.id FOR UPDATE OF m`,
-    [upstreamIds.map(({ routeId }) => routeId), upstreamIds.map(({ providerMessageId }) => providerMessageId)],
-  );
-  return rows;
-}
+export const messagesByProviderIdsLocked = (upstreamIds: { routeId: number; providerMessageId: string }[]): Statement => ({
+  text: `SELECT m.*, EXISTS (SELECT 1 FROM message_parts p WHERE p.route_id = v.route_id AND p.provider_message_id = v.provider_message_id) AS upstream_id_is_part
+    FROM messages m JOIN unnest($1::integer[], $2::text[]) AS v (route_id, provider_message_id)
+      ON m.route_id = v.route_id AND m.provider_message_id = v.provider_message_id
+    ORDER BY m.id FOR UPDATE OF m`,
+  values: [upstreamIds.map(({ routeId }) => routeId), upstreamIds.map(({ providerMessageId }) => providerMessageId)],
+});
 
 /** The guarded state change: only a message still in `from` moves, and its account's counts with it. */
 export async function moveMessageStatus(db: Knex, id: string, from: MessageStatus, to: MessageStatus, changes: Partial<MessageRow>): Promise<MessageRow | undefined> {

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { keepEarlyReport, keepEarlyReports, lockProviderMessage, lockProviderMessages, takeEarlyReports, takeEarlyReportsOf } from '../db/early-reports.ts';
+import { keepEarlyReport, keepEarlyReports, lockProviderMessage, lockProviderMessagesThen, takeEarlyReports, takeEarlyReportsOf } from '../db/early-reports.ts';
 import { applyBalanceChange } from '../db/ledger.ts';
 import { settleAcceptedSubmissions, settleSubmission, type SubmissionResult } from '../db/message-attempts.ts';
 import { anyPartAmong, findPart, insertParts, markPart, type PartRow } from '../db/message-parts.ts';
-import { findMessageById, findMessageByProviderId, findMessagesByIds, findMessagesByProviderIds, type MessageRow } from '../db/messages.ts';
+import { findMessageById, findMessageByProviderId, messagesByIdsLocked, messagesByProviderIdsLocked, type MessageByUpstreamId, type MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import type { RouteRow } from '../db/routes.ts';
 import type { DeliveryReport } from '../providers/types.ts';
@@ -118,8 +118,8 @@ export async function recordAcceptances(db: Knex, jobs: JobQueue, acceptances: A
   if (acceptances.some(({ accepted }) => (accepted.partIds?.length ?? 0) > 1)) throw new OneByOne('a concatenated message');
   const upstreamIds = acceptances.map(({ route, accepted }) => ({ routeId: route.id, providerMessageId: accepted.providerMessageId }));
   await db.transaction(async (trx) => {
-    await lockProviderMessages(trx, upstreamIds);
-    const messages = new Map((await findMessagesByIds(trx, acceptances.map(({ messageId }) => messageId), true)).map((message) => [message.id, message]));
+    const found = await lockProviderMessagesThen<MessageRow>(trx, upstreamIds, messagesByIdsLocked(acceptances.map(({ messageId }) => messageId)));
+    const messages = new Map(found.map((message) => [message.id, message]));
     // Settled meanwhile by a later try that took a submission for dead: its settlement stands.
     const pending = acceptances.filter(({ messageId }) => messages.get(messageId)?.status === 'pending');
     if (pending.some(({ messageId, price }) => compare((messages.get(messageId) as MessageRow).cost, price) !== 0)) throw new OneByOne('a cheaper route than charged');
@@ -204,8 +204,7 @@ export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: R
   const upstreamIds = reports.map(({ routeId, report }) => ({ routeId, providerMessageId: report.providerMessageId }));
   if (new Set(upstreamIds.map(upstreamKey)).size < reports.length) throw new OneByOne('two reports on one upstream message');
   return db.transaction(async (trx) => {
-    await lockProviderMessages(trx, upstreamIds);
-    const byUpstreamId = await findMessagesByProviderIds(trx, upstreamIds);
+    const byUpstreamId = await lockProviderMessagesThen<MessageByUpstreamId>(trx, upstreamIds, messagesByProviderIdsLocked(upstreamIds));
     if (byUpstreamId.some((row) => row.upstream_id_is_part)) throw new OneByOne('a report on a part of a message');
     const messages = new Map(byUpstreamId.map(({ upstream_id_is_part: _, ...message }) => [upstreamKey({ routeId: message.route_id as number, providerMessageId: message.provider_message_id as string }), message]));
     // A part other than the first is found by no message: only then are the parts read on their own.

@@ -19,9 +19,11 @@ export interface EventRow {
 /** Every column of events, for the prepared insert (test/db/table-columns.test.ts keeps it whole). */
 export const EVENT_COLUMNS = ['id', 'account_id', 'type', 'message_id', 'data', 'created_at'] as const;
 
+const insertEventsText = (events: object[]): string => `${insertFromJson('events', columnsOf(events))} RETURNING ${EVENT_COLUMNS.join(', ')}`;
+
 export async function insertEvents(db: Knex, events: Omit<EventRow, 'created_at'>[]): Promise<EventRow[]> {
   if (events.length === 0) return [];
-  const text = `${insertFromJson('events', columnsOf(events))} RETURNING ${EVENT_COLUMNS.join(', ')}`;
+  const text = insertEventsText(events);
   return runPrepared<EventRow>(db, { name: statementName('insert-events', text), text, values: [JSON.stringify(events)] });
 }
 
@@ -32,7 +34,7 @@ export async function insertEvents(db: Knex, events: Omit<EventRow, 'created_at'
  */
 export async function insertEventsFindingEndpoints(db: Knex, events: Omit<EventRow, 'created_at'>[]): Promise<{ events: EventRow[]; endpoints: FanOutEndpoint[] }> {
   if (events.length === 0) return { events: [], endpoints: [] };
-  const text = `WITH inserted AS (${insertFromJson('events', columnsOf(events))} RETURNING ${EVENT_COLUMNS.join(', ')})
+  const text = `WITH inserted AS (${insertEventsText(events)})
     SELECT inserted.*, CASE WHEN row_number() OVER () = 1 THEN ${activeEndpointsJson('SELECT account_id FROM inserted')} END AS endpoints FROM inserted`;
   const rows = await runPrepared<EventRow & { endpoints: Parameters<typeof endpointsFromJson>[0] | null }>(db, {
     name: statementName('insert-events-finding-endpoints', text),

@@ -91,8 +91,8 @@ function newMessage(sender: SendingCaller, request: Common, to: string, country:
 /**
  * Stores messages and enqueues the send jobs of those to send, in the accepting transaction, side
  * by side: the jobs carry ids chosen here and wait on nothing the insert answers, so on a
- * pipelining connection (db/connection.ts) both take one round trip. Neither takes a lock that the
- * other or the balance takes, so doing them in either order deadlocks no one.
+ * pipelining connection (db/connection.ts) both take one round trip. Neither takes a lock that
+ * conflicts with the other's or the balance's, so doing them in either order deadlocks no one.
  */
 async function storeAndEnqueue(trx: Knex.Transaction, jobs: JobQueue, rows: NewMessage[], sends: { id: string; accountId: string; firstRouteId: number }[]): Promise<MessageRow[]> {
   const groups = sendJobs(sends);

@@ -20,11 +20,12 @@ describe('a read written behind the locks on upstream ids', () => {
     const reading = harness.db.transaction((trx) =>
       lockProviderMessagesThen<MessageByUpstreamId>(trx, [{ routeId, providerMessageId: upstreamId }], messagesByProviderIdsLocked([{ routeId, providerMessageId: upstreamId }])),
     );
-    await eventually(
-      async () => (await harness.db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'advisory'`)).rows[0].n,
-      (waiting: number) => waiting === 1,
-      { what: 'the read to wait on the lock' },
-    );
+    // Waiting on this upstream id's lock alone (a bigint advisory lock shows as its two halves).
+    const waitingOnIt = `SELECT count(*)::int AS n FROM pg_locks l, (SELECT hashtextextended(?, 0) AS h) k
+      WHERE l.locktype = 'advisory' AND NOT l.granted AND l.classid::bigint = (k.h >> 32) & 4294967295 AND l.objid::bigint = k.h & 4294967295`;
+    await eventually(async () => (await harness.db.raw(waitingOnIt, [`${routeId}:${upstreamId}`])).rows[0].n, (waiting: number) => waiting === 1, {
+      what: 'the read to wait on the lock',
+    });
     await holder.commit();
 
     // Read before the lock was taken, it would have found no message with this upstream id.

@@ -119,6 +119,23 @@ export async function runPrepared<Row>(db: Knex, statement: Statement): Promise<
 }
 
 /**
+ * Statements of a transaction issued side by side (one round trip on a pipelining connection):
+ * waits for every one to answer before failing with the first failure. With Promise.all, the
+ * rollback that failure causes could be written ahead of a statement still on its way (pg-boss
+ * reads its queue's settings before it writes), which would then run outside the transaction,
+ * on a connection back in the pool.
+ */
+export async function sideBySide<T extends readonly unknown[] | []>(work: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(work);
+  const values: unknown[] = [];
+  for (const outcome of settled as PromiseSettledResult<unknown>[]) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+    values.push(outcome.value);
+  }
+  return values as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
+/**
  * Statements written one behind the other on one connection (the transaction's) without waiting
  * for answers: a pipelining connection (db/connection.ts) runs them in this order, each with the
  * snapshot of its own start, in one round trip. Answers the rows of each. Issued as separate

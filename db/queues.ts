@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { PgBoss, type JobOptions, type QueueOptions } from 'pg-boss';
-import { runPrepared, statementName } from './batching.ts';
+import { runPrepared, sideBySide, statementName } from './batching.ts';
 
 /** Every background queue, with its options, in one table. */
 export const QUEUES = {
@@ -83,7 +83,7 @@ export const jobQueueOf = (boss: PgBoss, defaults: JobDefaults = {}): JobQueue =
     if (data.length === 0) return;
     const jobs = data.map((item, index) => ({ data: item, ...defaults[queue], ...optionsOf?.(item, index) }));
     // Side by side: on a pipelining connection (db/connection.ts) the two statements take one round trip.
-    await Promise.all([boss.insert(QUEUES[queue].name, jobs, { db: inTransaction(trx) }), jobs.some(dueNow) && announce(trx, queue)]);
+    await sideBySide([boss.insert(QUEUES[queue].name, jobs, { db: inTransaction(trx) }), jobs.some(dueNow) && announce(trx, queue)]);
   },
 });
 

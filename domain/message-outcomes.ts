@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { sideBySide } from '../db/batching.ts';
 import { keepEarlyReport, keepEarlyReports, lockProviderMessage, lockProviderMessagesThen, takeEarlyReports, takeEarlyReportsOf } from '../db/early-reports.ts';
 import { applyBalanceChange } from '../db/ledger.ts';
 import { settleAcceptedSubmissions, settleSubmission, type SubmissionResult } from '../db/message-attempts.ts';
@@ -125,7 +126,7 @@ export async function recordAcceptances(db: Knex, jobs: JobQueue, acceptances: A
     if (pending.some(({ messageId, price }) => compare((messages.get(messageId) as MessageRow).cost, price) !== 0)) throw new OneByOne('a cheaper route than charged');
     // Side by side (one round trip on a pipelining connection): each pending message is locked, so
     // all of them move to sent, and the upstream ids are locked, so their early reports are theirs to take.
-    const [, sent, early] = await Promise.all([
+    const [, sent, early] = await sideBySide([
       settleAcceptedSubmissions(trx, acceptances.map(({ submission }) => submission)),
       moveMessagesToSent(trx, jobs, pending.map(({ messageId, route, accepted }) => ({ id: messageId, route_id: route.id, provider_message_id: accepted.providerMessageId }))),
       takeEarlyReportsOf(trx, pending.map(({ route, accepted }) => ({ routeId: route.id, providerMessageId: accepted.providerMessageId }))),
@@ -213,7 +214,7 @@ export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: R
     const found = reports.map((_, index) => messages.get(upstreamKey(upstreamIds[index])));
     // Side by side: reports kept for later and messages moved concern different upstream ids. A
     // report for a message already final (a repeat, or a late one) changes nothing.
-    const [, moved] = await Promise.all([
+    const [, moved] = await sideBySide([
       keepEarlyReports(trx, reports.flatMap(({ routeId, report }, index) => (found[index] ? [] : [{ routeId, providerMessageId: report.providerMessageId, report }]))),
       moveMessagesOnReports(
         trx,

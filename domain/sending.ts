@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
+import { sideBySide } from '../db/batching.ts';
 import { insertMessages, type MessageRow, type NewMessage } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { readSendChecks } from '../db/send-checks.ts';
@@ -96,7 +97,7 @@ function newMessage(sender: SendingCaller, request: Common, to: string, country:
  */
 async function storeAndEnqueue(trx: Knex.Transaction, jobs: JobQueue, rows: NewMessage[], sends: { id: string; accountId: string; firstRouteId: number }[]): Promise<MessageRow[]> {
   const groups = sendJobs(sends);
-  const [stored] = await Promise.all([
+  const [stored] = await sideBySide([
     insertMessages(trx, rows),
     jobs.enqueueMany(trx, 'sendMessage', groups.map(({ data }) => data), (_, index) => groups[index].options),
   ]);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { runPrepared } from '../../db/batching.ts';
+import { runPrepared, sideBySide } from '../../db/batching.ts';
 import { harness } from '../support/harness.ts';
 
 describe("the pools' pipelining connections", () => {
@@ -30,6 +30,34 @@ describe("the pools' pipelining connections", () => {
     expect((outcomes[1] as PromiseRejectedResult).reason).to.include({ code: '23505' });
     expect((outcomes[2] as PromiseRejectedResult).reason).to.include({ code: '25P02' });
     expect(await harness.db('pipelined_probe').count('* as n').first()).to.deep.equal({ n: 0 });
+    await harness.db.raw('DROP TABLE pipelined_probe');
+  });
+
+  it('roll a transaction back only once every statement issued side by side has answered, so a late one cannot run outside it', async () => {
+    await harness.db.raw('DROP TABLE IF EXISTS pipelined_probe');
+    await harness.db.raw('CREATE TABLE pipelined_probe (n integer PRIMARY KEY)');
+    let late: PromiseSettledResult<{ n: number }[]> | undefined;
+    const failure = await harness.db
+      .transaction(async (trx) => {
+        const failing = runPrepared(trx, { text: 'SELECT 1 / 0' });
+        // Issued only after its neighbour failed and a turn of the event loop has passed, as
+        // pg-boss's insert is when it first reads its queue's settings.
+        const issuedLate = failing
+          .catch(() => new Promise((resolve) => setImmediate(resolve)))
+          .then(() => runPrepared<{ n: number }>(trx, { text: 'INSERT INTO pipelined_probe (n) VALUES (3) RETURNING n' }));
+        void issuedLate.then(
+          (value) => (late = { status: 'fulfilled', value }),
+          (reason: unknown) => (late = { status: 'rejected', reason }),
+        );
+        await sideBySide([failing, issuedLate]);
+      })
+      .catch((error: unknown) => error);
+    expect(failure).to.include({ code: '22012' });
+    // Refused by the transaction that failed: it ran inside it, not after its rollback.
+    expect(late?.status).to.equal('rejected');
+    expect((late as PromiseRejectedResult).reason).to.include({ code: '25P02' });
+    const { rows } = await harness.db.raw('SELECT n FROM pipelined_probe');
+    expect(rows).to.deep.equal([]);
     await harness.db.raw('DROP TABLE pipelined_probe');
   });
 });

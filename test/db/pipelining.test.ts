@@ -33,7 +33,7 @@ describe("the pools' pipelining connections", () => {
     await harness.db.raw('DROP TABLE pipelined_probe');
   });
 
-  it('roll a transaction back only once every statement issued side by side has answered, so a late one cannot run outside it', async () => {
+  it('roll a transaction back, through sideBySide, only once every statement issued side by side has answered, so a late one cannot run outside it', async () => {
     await harness.db.raw('DROP TABLE IF EXISTS pipelined_probe');
     await harness.db.raw('CREATE TABLE pipelined_probe (n integer PRIMARY KEY)');
     let late: PromiseSettledResult<{ n: number }[]> | undefined;
@@ -41,7 +41,7 @@ describe("the pools' pipelining connections", () => {
       .transaction(async (trx) => {
         const failing = runPrepared(trx, { text: 'SELECT 1 / 0' });
         // Issued only after its neighbour failed and a turn of the event loop has passed, as
-        // pg-boss's insert is when it first reads its queue's settings.
+        // pg-boss's insert can be when it reads its queue's settings first.
         const issuedLate = failing
           .catch(() => new Promise((resolve) => setImmediate(resolve)))
           .then(() => runPrepared<{ n: number }>(trx, { text: 'INSERT INTO pipelined_probe (n) VALUES (3) RETURNING n' }));

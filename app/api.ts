@@ -20,16 +20,21 @@ export const DEFINITION_PATH = fileURLToPath(new URL('../openapi.yaml', import.m
 export const BODY_LIMIT = '256kb';
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
-export interface ApiDependencies {
-  services: Services;
-  /** Routes outside the versioned API, mounted before it (provider callbacks). */
-  callbacks: express.Router[];
-  auth: AuthDependencies;
+/** What every process serves, whatever its role: request logs, health probes and metrics. */
+export interface ProbeDependencies {
   logger: Logger;
   readiness: () => Promise<boolean>;
   metrics: Metrics;
   /** METRICS_TOKEN: when set, GET /metrics requires it as a bearer token. */
   metricsToken: string | undefined;
+}
+
+/** What a process serving the API adds. */
+export interface ApiDependencies {
+  services: Services;
+  /** Routes outside the versioned API, mounted before it (provider callbacks). */
+  callbacks: express.Router[];
+  auth: AuthDependencies;
   /** PUBLIC_URL, or the address the server listens on: known once it listens. */
   publicOrigin: () => string;
 }
@@ -124,9 +129,35 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
 
 const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
-/** The HTTP application: request ids and logs, health probes, the API, and one error writer for everything. */
-export async function createApp(deps: ApiDependencies): Promise<express.Express> {
+/** The versioned API under /api/v1, with the provider callbacks and the docs beside it. */
+async function mountApi(app: express.Express, deps: ApiDependencies): Promise<void> {
   const api = await createBackend(deps);
+  app.use(deps.callbacks);
+  app.use(docsRouter(deps.publicOrigin));
+
+  app.use('/api/v1', (req: Request, _res: Response, next: NextFunction) => {
+    if (hasBody(req) && !req.is('application/json')) {
+      next(new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'Request bodies must be sent as Content-Type: application/json.'));
+      return;
+    }
+    next();
+  });
+  app.use('/api/v1', express.json({ limit: BODY_LIMIT, strict: false }));
+  app.use('/api/v1', refuseUnholdableText(api));
+  app.use('/api/v1', (req: Request, res: Response, next: NextFunction) => {
+    // HEAD is GET without the body: Node drops the body of an answer to HEAD.
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    api
+      .handleRequest({ method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body }, req, res)
+      .catch(next);
+  });
+}
+
+/**
+ * The HTTP application: request ids and logs, health probes and metrics, the API unless this
+ * process only works jobs (`apiDeps` undefined), and one error writer for everything.
+ */
+export async function createApp(deps: ProbeDependencies, apiDeps: ApiDependencies | undefined): Promise<express.Express> {
   const app = express();
   // A request line's fields are fixed and hold no secret (its path is redacted): it skips the
   // logger's redaction, which costs more than the rest of the line.
@@ -177,25 +208,7 @@ export async function createApp(deps: ApiDependencies): Promise<express.Express>
     }
   });
 
-  app.use(deps.callbacks);
-  app.use(docsRouter(deps.publicOrigin));
-
-  app.use('/api/v1', (req: Request, _res: Response, next: NextFunction) => {
-    if (hasBody(req) && !req.is('application/json')) {
-      next(new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'Request bodies must be sent as Content-Type: application/json.'));
-      return;
-    }
-    next();
-  });
-  app.use('/api/v1', express.json({ limit: BODY_LIMIT, strict: false }));
-  app.use('/api/v1', refuseUnholdableText(api));
-  app.use('/api/v1', (req: Request, res: Response, next: NextFunction) => {
-    // HEAD is GET without the body: Node drops the body of an answer to HEAD.
-    const method = req.method === 'HEAD' ? 'GET' : req.method;
-    api
-      .handleRequest({ method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body }, req, res)
-      .catch(next);
-  });
+  if (apiDeps) await mountApi(app, apiDeps);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ApiError(404, 'invalid_request_error', 'not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`));

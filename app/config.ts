@@ -1,5 +1,15 @@
+/**
+ * What this process does: `all` serves the API and works the background jobs; `api` only serves
+ * the API; `worker` only works the jobs (sends, webhooks, inbound binds, reconciliation), with an
+ * HTTP server for its probes and metrics. Split, the API's event loop never waits behind a batch
+ * of submissions (BENCHMARKS.md).
+ */
+export type Role = 'all' | 'api' | 'worker';
+export const ROLES: Role[] = ['all', 'api', 'worker'];
+
 /** The environment, read and validated once at start. A bad value stops the process with a message naming the variable. */
 export interface Config {
+  role: Role;
   port: number;
   host: string;
   databaseUrl: string | undefined;
@@ -81,7 +91,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
+  const role = (env.DISPATCH_ROLE || 'all') as Role;
+  if (!ROLES.includes(role)) throw new ConfigError(`DISPATCH_ROLE must be one of ${ROLES.join(', ')}, got '${role}'`);
+  // Processes of split roles share one server; an embedded PostgreSQL belongs to one process.
+  if (role !== 'all' && databaseUrl === undefined) throw new ConfigError(`DISPATCH_ROLE=${role} needs DATABASE_URL: split roles share one PostgreSQL server`);
+  // A worker hands providers the URLs they post reports to: those of the API, which it cannot know.
+  if (role === 'worker' && !env.PUBLIC_URL) throw new ConfigError('DISPATCH_ROLE=worker needs PUBLIC_URL: the API\'s public address, where providers post delivery reports and inbound messages');
   return {
+    role,
     port,
     host,
     databaseUrl,

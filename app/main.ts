@@ -56,10 +56,12 @@ export async function main(): Promise<void> {
   } else if (embedded) {
     await writeCredentials(config.dataDir, { ...(await readCredentials(config.dataDir)), base_url: dispatch.baseUrl, admin_token: config.adminToken as string });
     process.stderr.write(`Dispatch listening on ${dispatch.baseUrl} (credentials in ${config.dataDir}/credentials.json)\n`);
+  } else if (config.role === 'worker') {
+    process.stderr.write(`Dispatch worker running; probes and metrics on ${new URL(dispatch.baseUrl).origin}\n`);
   } else {
-    process.stderr.write(`Dispatch listening on ${dispatch.baseUrl}\n`);
+    process.stderr.write(`Dispatch listening on ${dispatch.baseUrl}${config.role === 'api' ? ' (API only: run a DISPATCH_ROLE=worker process beside it)' : ''}\n`);
   }
-  logger.info({ base_url: dispatch.baseUrl, embedded: embedded !== undefined }, 'listening');
+  logger.info({ base_url: dispatch.baseUrl, role: config.role, embedded: embedded !== undefined }, 'listening');
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');

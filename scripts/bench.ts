@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --processes N]`: Dispatch measured from outside, as issue 9's
+ * `npm run bench [-- --quick] [-- --processes N] [-- --worker-processes W]`: Dispatch measured from outside, as issue 9's
  * targets ask. PostgreSQL (embedded by default), the Dispatch processes, a fake upstream and the
  * load generator each run as their own process; the database baselines (pgbench and a bare bulk
  * transaction) run in the same run, so that every ratio compares figures taken side by side on
@@ -13,7 +13,7 @@ import pg from 'pg';
 import { randomBase62 } from '../domain/ids.ts';
 import { createBaselineTables, runPgbench, type PgbenchResult } from './bench/baselines.ts';
 import { Bench, log, type Measurement, type Row } from './bench/context.ts';
-import { startDispatchProcesses, type DispatchProcess } from './bench/dispatch.ts';
+import { startDispatchProcesses, type DispatchProcesses } from './bench/dispatch.ts';
 import { measureAccountRead } from './bench/measure/account-read.ts';
 import { prepareBigAccount } from './bench/measure/big-account.ts';
 import { measureBulk } from './bench/measure/bulk.ts';
@@ -49,7 +49,7 @@ const rows: Row[] = [];
 const figures: Record<string, unknown> = {};
 let database: BenchDatabase | undefined;
 let upstream: Upstream | undefined;
-let dispatch: DispatchProcess[] = [];
+let dispatch: DispatchProcesses = { api: [], workers: [] };
 let pool: pg.Pool | undefined;
 
 const selected = (target: string) => options.only === undefined || options.only.has(target);
@@ -71,7 +71,7 @@ async function attempt<T extends Measurement>(target: string, what: string, meas
 
 async function stopAll(): Promise<void> {
   await pool?.end();
-  await Promise.all(dispatch.map((instance) => instance.process.stop()));
+  await Promise.all([...dispatch.api, ...dispatch.workers].map((instance) => instance.process.stop()));
   await upstream?.process.stop();
   await database?.stop();
 }
@@ -81,13 +81,13 @@ process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
 try {
   const started = new Date();
   const loadAverageAtStart = loadavg();
-  log(`${options.quick ? 'quick' : 'full'} run, ${options.processes} Dispatch process(es); logs in ${runDir}`);
+  log(`${options.quick ? 'quick' : 'full'} run, ${options.processes} API and ${options.workerProcesses} worker process(es); logs in ${runDir}`);
   database = await startDatabase(options.databaseServer);
   upstream = await startUpstream(runDir);
-  dispatch = await startDispatchProcesses(options.processes, database.url, adminToken, runDir);
+  dispatch = await startDispatchProcesses(options.processes, options.workerProcesses, database.url, adminToken, runDir);
   pool = new pg.Pool({ connectionString: database.url, max: 3 });
   const { rows: version } = await pool.query('SHOW server_version');
-  const admin = new Admin(dispatch[0].baseUrl, adminToken);
+  const admin = new Admin(dispatch.api[0].baseUrl, adminToken);
   const bench = new Bench({ options, dispatch, upstream, admin, pool, routeId: await admin.createRoute(upstream.submitUrl), runDir });
   await createBaselineTables(pool);
 
@@ -118,12 +118,13 @@ try {
   await attempt('totals', 'totals', () => checkTotals(bench));
 
   const table = formatTable(rows);
-  process.stdout.write(`\nDispatch bench, ${options.quick ? 'quick run' : 'full run'}, ${options.processes} Dispatch process(es), ${database.where}, ${started.toISOString()}, load average ${loadAverageAtStart.map((load) => load.toFixed(1)).join(' ')} at the start\n\n${table}\n\n`);
+  process.stdout.write(`\nDispatch bench, ${options.quick ? 'quick run' : 'full run'}, ${bench.describeProcesses()}, ${database.where}, ${started.toISOString()}, load average ${loadAverageAtStart.map((load) => load.toFixed(1)).join(' ')} at the start\n\n${table}\n\n`);
   await writeResults(RESULTS, {
     generated_at: started.toISOString(),
     finished_at: new Date().toISOString(),
     mode: options.quick ? 'quick' : 'full',
     processes: options.processes,
+    worker_processes: options.workerProcesses,
     database: database.where,
     machine: describeMachine(version[0].server_version, loadAverageAtStart),
     durations: options.durations,

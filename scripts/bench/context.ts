@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type pg from 'pg';
-import type { DispatchProcess } from './dispatch.ts';
+import type { DispatchProcess, DispatchProcesses } from './dispatch.ts';
 import type { LoadJob, LoadResult } from './load/job.ts';
 import { runLoad } from './load.ts';
 import { pendingCount } from './message-log.ts';
@@ -30,7 +30,10 @@ const SETTLE_TIMEOUT_MS = 180_000;
 /** What every measurement works with: the running processes, the database and the admin API. */
 export class Bench {
   readonly options: Options;
+  /** The processes serving the API, behind the load generator. */
   readonly dispatch: DispatchProcess[];
+  /** The processes working the jobs only (none when the API processes work them too). */
+  readonly workers: DispatchProcess[];
   readonly upstream: Upstream;
   readonly admin: Admin;
   readonly pool: pg.Pool;
@@ -39,9 +42,10 @@ export class Bench {
   /** Per send reference: accepted answers, requests cut unanswered, and the file of the accepted ids, for the totals check. */
   readonly sends = new Map<string, { accepted: number; unanswered: number; idsFile?: string }>();
 
-  constructor(fields: { options: Options; dispatch: DispatchProcess[]; upstream: Upstream; admin: Admin; pool: pg.Pool; routeId: number; runDir: string }) {
+  constructor(fields: { options: Options; dispatch: DispatchProcesses; upstream: Upstream; admin: Admin; pool: pg.Pool; routeId: number; runDir: string }) {
     this.options = fields.options;
-    this.dispatch = fields.dispatch;
+    this.dispatch = fields.dispatch.api;
+    this.workers = fields.dispatch.workers;
     this.upstream = fields.upstream;
     this.admin = fields.admin;
     this.pool = fields.pool;
@@ -49,12 +53,23 @@ export class Bench {
     this.runDir = fields.runDir;
   }
 
-  /** An API path (under /api/v1) on every Dispatch process. */
+  /** Every Dispatch process, of either role. */
+  get processes(): DispatchProcess[] {
+    return [...this.dispatch, ...this.workers];
+  }
+
+  /** How many processes of each role, for the table. */
+  describeProcesses(): string {
+    const plural = (n: number, what: string) => `${n} ${what} process${n === 1 ? '' : 'es'}`;
+    return this.workers.length === 0 ? plural(this.dispatch.length, 'API and worker') : `${plural(this.dispatch.length, 'API')}, ${plural(this.workers.length, 'worker')}`;
+  }
+
+  /** An API path (under /api/v1) on every process serving the API. */
   apiUrls(path: string): string[] {
     return this.dispatch.map((instance) => `${instance.baseUrl}${path}`);
   }
 
-  /** A path outside the API (such as /healthz) on every Dispatch process. */
+  /** A path outside the API (such as /healthz) on every process serving the API. */
   rootUrls(path: string): string[] {
     return this.dispatch.map((instance) => `${instance.origin}${path}`);
   }

@@ -6,25 +6,43 @@ const MAIN = fileURLToPath(new URL('../../app/main.ts', import.meta.url));
 
 export interface DispatchProcess {
   origin: string;
-  /** The API's base, `<origin>/api/v1`. */
+  /** The API's base, `<origin>/api/v1` (a worker answers only its probes and metrics). */
   baseUrl: string;
   process: NodeProcess;
   residentKb: () => Promise<number>;
 }
 
+export interface DispatchProcesses {
+  /** The processes serving the API, behind the load generator. */
+  api: DispatchProcess[];
+  /** The processes working the jobs only; none when the API processes work them too. */
+  workers: DispatchProcess[];
+}
+
+/** One process; `publicUrl` undefined: its own address. */
+async function startOne(name: string, env: Record<string, string>, publicUrl: string | undefined, logDir: string): Promise<DispatchProcess> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const child = startNode(name, MAIN, [], { ...env, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: publicUrl ?? origin, LOG_LEVEL: 'warn' }, logDir);
+  await child.waitUntilAnswering(`${origin}/readyz`);
+  return { origin, baseUrl: `${origin}/api/v1`, process: child, residentKb: () => residentKb(child.pid) };
+}
+
 /**
- * `node app/main.ts` as its own process on the run's database, started one after the other so
- * that the first one alone migrates. Logs at warn: a figure must not pay for log lines.
+ * `node app/main.ts` as processes of their own on the run's database, started one after the
+ * other so that the first one alone migrates: `apiCount` serving the API, then `workerCount`
+ * working the jobs (with none, the API processes work them too). Workers hand providers the first
+ * API process's address for their reports. Logs at warn: a figure must not pay for log lines.
  */
-export async function startDispatchProcesses(count: number, databaseUrl: string, adminToken: string, logDir: string): Promise<DispatchProcess[]> {
-  const started: DispatchProcess[] = [];
-  for (let i = 1; i <= count; i++) {
-    const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
-    const env = { DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: origin, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn' };
-    const child = startNode(`dispatch-${i}`, MAIN, [], env, logDir);
-    started.push({ origin, baseUrl: `${origin}/api/v1`, process: child, residentKb: () => residentKb(child.pid) });
-    await child.waitUntilAnswering(`${origin}/readyz`);
+export async function startDispatchProcesses(apiCount: number, workerCount: number, databaseUrl: string, adminToken: string, logDir: string): Promise<DispatchProcesses> {
+  const common = { DATABASE_URL: databaseUrl, ADMIN_TOKEN: adminToken };
+  const api: DispatchProcess[] = [];
+  for (let i = 1; i <= apiCount; i++) {
+    api.push(await startOne(`dispatch-${i}`, { ...common, DISPATCH_ROLE: workerCount > 0 ? 'api' : 'all' }, undefined, logDir));
   }
-  return started;
+  const workers: DispatchProcess[] = [];
+  for (let i = 1; i <= workerCount; i++) {
+    workers.push(await startOne(`dispatch-worker-${i}`, { ...common, DISPATCH_ROLE: 'worker' }, api[0].origin, logDir));
+  }
+  return { api, workers };
 }

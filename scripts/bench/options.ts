@@ -31,8 +31,10 @@ export interface Durations {
 
 export interface Options {
   quick: boolean;
-  /** Dispatch processes sharing the database behind the load generator. */
+  /** Dispatch processes serving the API, sharing the database, behind the load generator. */
   processes: number;
+  /** Dispatch processes working the jobs only (DISPATCH_ROLE=worker); with 0, the API processes work them too. */
+  workerProcesses: number;
   /** Use a fresh database on DATABASE_URL's server instead of an embedded PostgreSQL. */
   databaseServer: string | undefined;
   durations: Durations;
@@ -78,10 +80,14 @@ const QUICK: Durations = {
   soakWindowSeconds: 60,
 };
 
-const USAGE = `npm run bench -- [--quick] [--processes N] [--database-url] [--soak-seconds S] [--only T,...]
+const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W] [--database-url] [--soak-seconds S] [--only T,...]
   --quick          about 80 s: shorter runs, 100,000 seeded messages and opt-outs, 200,000 for the
                    statistics, target 7 skipped; results in the run's log directory
-  --processes N    N Dispatch processes on the same database behind the load generator (default 1)
+  --processes N    N Dispatch processes serving the API on the same database behind the load
+                   generator (default 1)
+  --worker-processes W
+                   W Dispatch processes beside them that only work the jobs, DISPATCH_ROLE=worker
+                   (default 1); with 0, each API process works them too (DISPATCH_ROLE=all)
   --database-url   run on a fresh database of DATABASE_URL's server (default: an embedded PostgreSQL)
   --soak-seconds S length of target 7's run (default 600, 0 skips it)
   --only T,...     only these targets (${TARGETS.join(', ')}); without 1, target 2 runs at a guessed 50/s`;
@@ -92,6 +98,7 @@ export function parseOptions(argv: string[]): Options {
     options: {
       quick: { type: 'boolean', default: false },
       processes: { type: 'string', default: '1' },
+      'worker-processes': { type: 'string', default: '1' },
       'database-url': { type: 'boolean', default: false },
       'soak-seconds': { type: 'string' },
       only: { type: 'string' },
@@ -104,6 +111,8 @@ export function parseOptions(argv: string[]): Options {
   }
   const processes = Number(values.processes);
   if (!Number.isInteger(processes) || processes < 1 || processes > 8) throw new Error(`--processes must be 1 to 8, got ${values.processes}\n${USAGE}`);
+  const workerProcesses = Number(values['worker-processes']);
+  if (!Number.isInteger(workerProcesses) || workerProcesses < 0 || workerProcesses > 8) throw new Error(`--worker-processes must be 0 to 8, got ${values['worker-processes']}\n${USAGE}`);
   if (values['database-url'] && !process.env.DATABASE_URL) throw new Error('--database-url needs DATABASE_URL to be set');
   const durations = { ...(values.quick ? QUICK : FULL) };
   if (values['soak-seconds'] !== undefined) {
@@ -114,5 +123,5 @@ export function parseOptions(argv: string[]): Options {
   const only = values.only === undefined ? undefined : new Set(values.only.split(','));
   const unknown = [...(only ?? [])].filter((target) => !TARGETS.includes(target));
   if (unknown.length > 0) throw new Error(`--only names unknown targets: ${unknown.join(', ')}\n${USAGE}`);
-  return { quick: values.quick, processes, databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined, durations, only };
+  return { quick: values.quick, processes, workerProcesses, databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined, durations, only };
 }

@@ -55,7 +55,7 @@ export async function checkTotals(bench: Bench): Promise<Measurement> {
   const upstream = await bench.upstream.stats();
   const pending = await pendingCount(bench.pool);
   const limit = await rateLimitHolds(bench);
-  const processes = `${bench.dispatch.length} process${bench.dispatch.length > 1 ? 'es' : ''}`;
+  const processes = bench.describeProcesses();
   return {
     rows: [
       {

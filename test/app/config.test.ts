@@ -4,7 +4,7 @@ import { loadConfig } from '../../app/config.ts';
 describe('configuration', () => {
   it('has the operator contract defaults', () => {
     const config = loadConfig({});
-    expect(config).to.include({ port: 3000, host: '127.0.0.1', dataDir: '.data', webhookTimeoutMs: 10000, webhookDisableAfter: 25, trustProxy: false, logLevel: 'info', logFormat: 'json', databaseConnectTimeoutSeconds: 60, metricsToken: undefined });
+    expect(config).to.include({ role: 'all', port: 3000, host: '127.0.0.1', dataDir: '.data', webhookTimeoutMs: 10000, webhookDisableAfter: 25, trustProxy: false, logLevel: 'info', logFormat: 'json', databaseConnectTimeoutSeconds: 60, metricsToken: undefined });
     expect(config.webhookRetrySchedule).to.deep.equal([0, 30, 300, 1800, 7200, 43200]);
     expect(config.databaseUrl).to.equal(undefined);
     expect(config.adminToken).to.equal(undefined);
@@ -30,12 +30,21 @@ describe('configuration', () => {
     ['LOG_FORMAT', 'xml', /^LOG_FORMAT must be 'json' or 'pretty'/],
     ['METRICS_TOKEN', 'short', /^METRICS_TOKEN must be at least 16/],
     ['DATABASE_CONNECT_TIMEOUT_SECONDS', 'forever', /^DATABASE_CONNECT_TIMEOUT_SECONDS must be an integer from 0 to 3600/],
+    ['DISPATCH_ROLE', 'web', /^DISPATCH_ROLE must be one of all, api, worker, got 'web'/],
   ];
   for (const [name, value, message] of bad) {
     it(`stops with a message naming ${name} when it is '${value}'`, () => {
       expect(() => loadConfig({ [name]: value })).to.throw(message);
     });
   }
+
+  it('splits roles only on a shared server, and a worker only when it knows the API\'s public address', () => {
+    const database = { DATABASE_URL: 'postgres://localhost/dispatch' };
+    expect(() => loadConfig({ DISPATCH_ROLE: 'api' })).to.throw(/^DISPATCH_ROLE=api needs DATABASE_URL/);
+    expect(() => loadConfig({ ...database, DISPATCH_ROLE: 'worker' })).to.throw(/^DISPATCH_ROLE=worker needs PUBLIC_URL/);
+    expect(loadConfig({ ...database, DISPATCH_ROLE: 'api' }).role).to.equal('api');
+    expect(loadConfig({ ...database, DISPATCH_ROLE: 'worker', PUBLIC_URL: 'https://sms.example.com' })).to.include({ role: 'worker', publicUrl: 'https://sms.example.com' });
+  });
 
   it('reads a shortened retry schedule', () => {
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0, 1,2' }).webhookRetrySchedule).to.deep.equal([0, 1, 2]);

@@ -12,7 +12,7 @@ describe('GET /metrics', () => {
     // It starts a second Dispatch (pg-boss, workers), which may take seconds on a busy machine.
     this.timeout(60_000);
     const tenant = await sendingTenant({ routes: [{ price: 0.01, config: { outcome: 'unavailable' } }, { price: 0.01 }] });
-    const [unavailable, healthy] = await Promise.all(tenant.routeIds.map(routeName));
+    const [unavailable, healthy] = await Promise.all(tenant.routeIds.map((id) => routeName(id)));
     const before = await scrape();
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: '+14155550123', from: 'Dispatch', body: 'Counted' } });
     await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'delivered');

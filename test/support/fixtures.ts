@@ -10,22 +10,25 @@ export interface Tenant {
   /** A key holding every scope. */
   key: string;
   keyId: string;
+  /** The instance it lives on, when not the harness's. */
+  baseUrl?: string;
 }
 
-/** A new account through the admin API, with a balance and a key holding every scope. */
-export async function createTenant(options: { balance?: number; currency?: string } = {}): Promise<Tenant> {
+/** A new account through the admin API (the harness's, or the instance at `baseUrl`), with a balance and a key holding every scope. */
+export async function createTenant(options: { balance?: number; currency?: string; baseUrl?: string } = {}): Promise<Tenant> {
   const account = await call('POST', '/admin/accounts', {
     auth: 'admin',
+    baseUrl: options.baseUrl,
     body: { email: `tenant-${randomBase62(12).toLowerCase()}@example.com`, name: 'Test tenant', balance: options.balance ?? 10, currency: options.currency ?? 'USD' },
   });
   expect(account.status, JSON.stringify(account.body)).to.equal(201);
-  const key = await createAdminKey(account.body.data.id, { name: 'All scopes' });
-  return { accountId: account.body.data.id, key: key.plain_key, keyId: key.id };
+  const key = await createAdminKey(account.body.data.id, { name: 'All scopes' }, options.baseUrl);
+  return { accountId: account.body.data.id, key: key.plain_key, keyId: key.id, baseUrl: options.baseUrl };
 }
 
 /** A key for an account through the admin API; `permissions` omitted grants every scope. */
-export async function createAdminKey(accountId: string, body: Record<string, unknown>) {
-  const response = await call('POST', `/admin/accounts/${accountId}/api-keys`, { auth: 'admin', body });
+export async function createAdminKey(accountId: string, body: Record<string, unknown>, baseUrl?: string) {
+  const response = await call('POST', `/admin/accounts/${accountId}/api-keys`, { auth: 'admin', baseUrl, body });
   expect(response.status, JSON.stringify(response.body)).to.equal(201);
   return response.body.data as { id: string; plain_key: string; permissions: string[] };
 }
@@ -68,9 +71,10 @@ export interface RouteSpec {
 }
 
 /** A route through the admin API, assigned to the account at the given priority; answers its id. */
-export async function addRoute(accountId: string, priority: number, spec: RouteSpec = {}): Promise<number> {
+export async function addRoute(accountId: string, priority: number, spec: RouteSpec = {}, baseUrl?: string): Promise<number> {
   const route = await call('POST', '/admin/routes', {
     auth: 'admin',
+    baseUrl,
     body: {
       name: `route-${randomBase62(10)}`,
       provider: spec.provider ?? 'simulator',
@@ -80,25 +84,26 @@ export async function addRoute(accountId: string, priority: number, spec: RouteS
     },
   });
   expect(route.status, JSON.stringify(route.body)).to.equal(201);
-  const assigned = await call('PUT', `/admin/accounts/${accountId}/routes/${route.body.data.id}`, { auth: 'admin', body: { priority } });
+  const assigned = await call('PUT', `/admin/accounts/${accountId}/routes/${route.body.data.id}`, { auth: 'admin', baseUrl, body: { priority } });
   expect(assigned.status, JSON.stringify(assigned.body)).to.equal(200);
   return route.body.data.id;
 }
 
 /** An approved sender ID of the account. */
 export async function approvedSender(tenant: Tenant, senderId = 'Dispatch'): Promise<string> {
-  const created = await call('POST', '/senders/create', { auth: tenant.key, body: { sender_id: senderId } });
+  const { baseUrl } = tenant;
+  const created = await call('POST', '/senders/create', { auth: tenant.key, baseUrl, body: { sender_id: senderId } });
   expect(created.status, JSON.stringify(created.body)).to.equal(201);
-  expect((await call('POST', `/admin/senders/${created.body.data.id}/approve`, { auth: 'admin' })).status).to.equal(200);
+  expect((await call('POST', `/admin/senders/${created.body.data.id}/approve`, { auth: 'admin', baseUrl })).status).to.equal(200);
   return senderId;
 }
 
 /** A tenant ready to send: a balance, an approved sender `Dispatch` and, unless routes are given, one delivering simulator route. */
-export async function sendingTenant(options: { balance?: number; routes?: RouteSpec[] } = {}): Promise<Tenant & { routeIds: number[] }> {
-  const tenant = await createTenant({ balance: options.balance ?? 10 });
+export async function sendingTenant(options: { balance?: number; routes?: RouteSpec[]; baseUrl?: string } = {}): Promise<Tenant & { routeIds: number[] }> {
+  const tenant = await createTenant({ balance: options.balance ?? 10, baseUrl: options.baseUrl });
   await approvedSender(tenant);
   const routeIds = [];
-  for (const [priority, spec] of (options.routes ?? [{}]).entries()) routeIds.push(await addRoute(tenant.accountId, priority, spec));
+  for (const [priority, spec] of (options.routes ?? [{}]).entries()) routeIds.push(await addRoute(tenant.accountId, priority, spec, options.baseUrl));
   return { ...tenant, routeIds };
 }
 
@@ -118,7 +123,7 @@ export async function eventually<T>(probe: () => Promise<T>, done: (value: T) =>
 
 /** Polls a message until `done` holds for it (through the API, validated like every answer). */
 export async function waitForMessage(tenant: Tenant, id: string, done: (message: any) => boolean, timeoutMs = 10_000): Promise<any> {
-  const read = async () => (await call('GET', `/messages/${id}`, { auth: tenant.key })).body.data;
+  const read = async () => (await call('GET', `/messages/${id}`, { auth: tenant.key, baseUrl: tenant.baseUrl })).body.data;
   return eventually(read, done, { timeoutMs, what: `message ${id}` });
 }
 

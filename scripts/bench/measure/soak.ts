@@ -20,7 +20,7 @@ export async function measureSoak(bench: Bench, ratePerSecond: number): Promise<
   }
   const tenant = await bench.tenant('soak');
   log(`7: POST /messages/send, open loop at ${ratePerSecond}/s for ${seconds} s, p99 per ${window} s`);
-  const resident = () => Promise.all(bench.dispatch.map((instance) => instance.residentKb()));
+  const resident = () => Promise.all(bench.processes.map((instance) => instance.residentKb()));
   // Resident memory at the end of every window: a process's heap grows to the load's working
   // size during the first minute, as the p99 settles; growth is counted from there, as drift is.
   const rssIdle = await resident();

@@ -87,7 +87,7 @@ const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W]
                    generator (default 1)
   --worker-processes W
                    W Dispatch processes beside them that only work the jobs, DISPATCH_ROLE=worker
-                   (default 1); with 0, each API process works them too (DISPATCH_ROLE=all)
+                   (default 0: each API process works them too, DISPATCH_ROLE=all)
   --database-url   run on a fresh database of DATABASE_URL's server (default: an embedded PostgreSQL)
   --soak-seconds S length of target 7's run (default 600, 0 skips it)
   --only T,...     only these targets (${TARGETS.join(', ')}); without 1, target 2 runs at a guessed 50/s`;
@@ -98,7 +98,7 @@ export function parseOptions(argv: string[]): Options {
     options: {
       quick: { type: 'boolean', default: false },
       processes: { type: 'string', default: '1' },
-      'worker-processes': { type: 'string', default: '1' },
+      'worker-processes': { type: 'string', default: '0' },
       'database-url': { type: 'boolean', default: false },
       'soak-seconds': { type: 'string' },
       only: { type: 'string' },

@@ -4,9 +4,7 @@ import type { PgBoss } from 'pg-boss';
 import { connect } from '../db/connection.ts';
 import { migrateLatest, migrationsCurrent } from '../db/migrate.ts';
 import { jobQueueOf, startQueues, type JobQueue } from '../db/queues.ts';
-import type { RecordedReport } from '../domain/message-outcomes.ts';
 import { SendGroupCommit } from '../domain/send-group-commit.ts';
-import type { DeliveryReport } from '../providers/types.ts';
 import { deliveryReportCallback } from './delivery-report-callback.ts';
 import { inboundCallback } from './inbound-callback.ts';
 import type { AuthDependencies } from './auth.ts';
@@ -18,7 +16,7 @@ import { KeyUsageRecorder } from './key-usage.ts';
 import { Metrics } from './metrics.ts';
 import type { Logger } from './logger.ts';
 import { KeyRateLimiter } from './rate-limit.ts';
-import { startWorkers } from './workers.ts';
+import { startWorkers, type CountReport } from './workers.ts';
 
 export interface Dispatch {
   db: Knex;
@@ -33,8 +31,6 @@ export interface Dispatch {
 
 const KEY_USAGE_FLUSH_MS = 10_000;
 const SHUTDOWN_GRACE_MS = 10_000;
-
-type CountReport = (routeId: number, report: DeliveryReport, recorded: RecordedReport) => void;
 
 /** What serving the API needs beyond the shared pool: authentication's caches and counters, and the send group commit. */
 async function startApi(db: Knex, databaseUrl: string, jobs: JobQueue, config: Config, countReport: CountReport, publicOrigin: () => string, logger: Logger) {

@@ -20,6 +20,9 @@ import type { Metrics } from './metrics.ts';
 /** How soon an SMPP route created or enabled is bound to receive, sent through or not. */
 const INBOUND_RECEIVERS_REFRESH_MS = 2_000;
 
+/** Counts a delivery report in this process's metrics, once it is stored. */
+export type CountReport = (routeId: number, report: DeliveryReport, recorded: RecordedReport) => void;
+
 export interface WorkerDependencies {
   config: Config;
   databaseUrl: string;
@@ -28,7 +31,7 @@ export interface WorkerDependencies {
   metrics: Metrics;
   /** The public base of the callback URLs handed to providers: the API's, wherever it runs. */
   origin: string;
-  countReport: (routeId: number, report: DeliveryReport, recorded: RecordedReport) => void;
+  countReport: CountReport;
   logger: Logger;
 }
 

@@ -1,9 +1,10 @@
 /**
- * `npm run bench [-- --quick] [-- --processes N] [-- --worker-processes W]`: Dispatch measured from outside, as issue 9's
- * targets ask. PostgreSQL (embedded by default), the Dispatch processes, a fake upstream and the
- * load generator each run as their own process; the database baselines (pgbench and a bare bulk
- * transaction) run in the same run, so that every ratio compares figures taken side by side on
- * this machine. Prints the table of targets and writes bench/results.json.
+ * `npm run bench [-- --quick] [-- --processes N] [-- --worker-processes W]`: Dispatch measured
+ * from outside, as issue 9's targets ask. PostgreSQL (embedded by default), the Dispatch
+ * processes, a fake upstream and the load generator each run as their own process; the database
+ * baselines (pgbench and a bare bulk transaction) run in the same run, so that every ratio
+ * compares figures taken side by side on this machine. Prints the table of targets and writes
+ * bench/results.json.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -81,7 +82,8 @@ process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
 try {
   const started = new Date();
   const loadAverageAtStart = loadavg();
-  log(`${options.quick ? 'quick' : 'full'} run, ${options.processes} API and ${options.workerProcesses} worker process(es); logs in ${runDir}`);
+  const workers = options.workerProcesses > 0 ? ` serving the API, ${options.workerProcesses} working the jobs` : '';
+  log(`${options.quick ? 'quick' : 'full'} run, ${options.processes} Dispatch process(es)${workers}; logs in ${runDir}`);
   database = await startDatabase(options.databaseServer);
   upstream = await startUpstream(runDir);
   dispatch = await startDispatchProcesses(options.processes, options.workerProcesses, database.url, adminToken, runDir);

@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import pg from 'pg';
-import { randomBase62 } from '../../domain/ids.ts';
 import { call } from '../support/client.ts';
 import { ADMIN_TOKEN, harness, TEST_WEBHOOK_ENV } from '../support/harness.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
-import { eventually } from '../support/fixtures.ts';
+import { eventually, sendingTenant } from '../support/fixtures.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /** A Dispatch in its own OS process, so that it can be killed the hard way. */
@@ -58,12 +57,7 @@ describe('a Dispatch process killed during a webhook delivery', function () {
     const first = await startProcess(databaseUrl);
     const baseUrl = first.baseUrl;
     try {
-      const account = (await call('POST', '/admin/accounts', { auth: 'admin', baseUrl, body: { email: `due-${randomBase62(6)}@example.com`, name: 'Due', balance: 1 } })).body.data;
-      const key = (await call('POST', `/admin/accounts/${account.id}/api-keys`, { auth: 'admin', baseUrl, body: { name: 'All' } })).body.data.plain_key;
-      const route = (await call('POST', '/admin/routes', { auth: 'admin', baseUrl, body: { name: `http-${randomBase62(6)}`, provider: 'http', config: { url: provider.url }, price_per_segment: 0.01 } })).body.data;
-      await call('PUT', `/admin/accounts/${account.id}/routes/${route.id}`, { auth: 'admin', baseUrl, body: { priority: 0 } });
-      const sender = (await call('POST', '/senders/create', { auth: key, baseUrl, body: { sender_id: 'Dispatch' } })).body.data;
-      await call('POST', `/admin/senders/${sender.id}/approve`, { auth: 'admin', baseUrl });
+      const { key } = await sendingTenant({ baseUrl, balance: 1, routes: [{ provider: 'http', config: { url: provider.url } }] });
 
       // The provider is down for now: the send job waits to be retried when the process dies.
       provider.behave({ status: 503 });
@@ -105,12 +99,7 @@ describe('a Dispatch process killed during a webhook delivery', function () {
   it('delivers the event after a restart: nothing is lost between the status change and the delivery', async () => {
     const first = await startProcess(databaseUrl);
     const baseUrl = first.baseUrl;
-    const account = (await call('POST', '/admin/accounts', { auth: 'admin', baseUrl, body: { email: `crash-${randomBase62(6)}@example.com`, name: 'Crash', balance: 1 } })).body.data;
-    const key = (await call('POST', `/admin/accounts/${account.id}/api-keys`, { auth: 'admin', baseUrl, body: { name: 'All' } })).body.data.plain_key;
-    const route = (await call('POST', '/admin/routes', { auth: 'admin', baseUrl, body: { name: 'sim', provider: 'simulator', config: { outcome: 'delivered', dlr_delay_ms: 600_000 }, price_per_segment: 0.01 } })).body.data;
-    await call('PUT', `/admin/accounts/${account.id}/routes/${route.id}`, { auth: 'admin', baseUrl, body: { priority: 0 } });
-    const sender = (await call('POST', '/senders/create', { auth: key, baseUrl, body: { sender_id: 'Dispatch' } })).body.data;
-    await call('POST', `/admin/senders/${sender.id}/approve`, { auth: 'admin', baseUrl });
+    const { key } = await sendingTenant({ baseUrl, balance: 1, routes: [{ config: { outcome: 'delivered', dlr_delay_ms: 600_000 } }] });
     await call('POST', '/webhooks/create', { auth: key, baseUrl, body: { url: receiver.url } });
 
     receiver.answerWith((index) => (index === 0 ? 'hang' : 200));

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Dispatch } from '../../app/server.ts';
-import { call } from '../support/client.ts';
+import { call, checkUnrouted } from '../support/client.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
 import { sendingTenant, waitForMessage } from '../support/fixtures.ts';
 import { startInstance } from '../support/harness.ts';
@@ -69,8 +69,8 @@ describe('DISPATCH_ROLE: an API process and a worker process on one database', f
     expect({ status: ready.status, body: await ready.json() }).to.deep.equal({ status: 200, body: { status: 'ready' } });
     for (const path of ['/api/v1/account', '/openapi.yaml', '/callbacks/dlr/anything']) {
       const response = await fetch(`${origin}${path}`);
-      const body = (await response.json()) as { error?: { code?: string } };
-      expect({ path, status: response.status, code: body.error?.code }).to.deep.equal({ path, status: 404, code: 'not_found' });
+      const body = await checkUnrouted(`GET ${path} on a worker`, response);
+      expect({ path, status: response.status, code: body.error.code }).to.deep.equal({ path, status: 404, code: 'not_found' });
     }
   });
 });

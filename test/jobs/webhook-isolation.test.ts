@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Dispatch } from '../../app/server.ts';
-import { randomBase62 } from '../../domain/ids.ts';
 import { call } from '../support/client.ts';
+import { sendingTenant } from '../support/fixtures.ts';
 import { startInstance } from '../support/harness.ts';
 import { siblingDatabase } from '../support/sibling-database.ts';
 import { WebhookReceiver, type Answer } from '../support/webhook-receiver.ts';
@@ -14,15 +14,7 @@ async function ok(expected: number, answer: Promise<{ status: number; body: any 
 }
 
 /** An account on `baseUrl` whose messages all fail at once (a rejecting route): one message.failed event each. */
-async function rejectingTenant(baseUrl: string): Promise<string> {
-  const account = await ok(201, call('POST', '/admin/accounts', { auth: 'admin', baseUrl, body: { email: `iso-${randomBase62(10).toLowerCase()}@example.com`, name: 'Isolation', balance: 10 } }));
-  const key = (await ok(201, call('POST', `/admin/accounts/${account.id}/api-keys`, { auth: 'admin', baseUrl, body: { name: 'All' } }))).plain_key;
-  const sender = await ok(201, call('POST', '/senders/create', { auth: key, baseUrl, body: { sender_id: 'Dispatch' } }));
-  await ok(200, call('POST', `/admin/senders/${sender.id}/approve`, { auth: 'admin', baseUrl }));
-  const route = await ok(201, call('POST', '/admin/routes', { auth: 'admin', baseUrl, body: { name: `iso-${randomBase62(8)}`, provider: 'simulator', config: { outcome: 'rejected' }, price_per_segment: 0.01 } }));
-  await ok(200, call('PUT', `/admin/accounts/${account.id}/routes/${route.id}`, { auth: 'admin', baseUrl, body: { priority: 0 } }));
-  return key;
-}
+const rejectingTenant = async (baseUrl: string): Promise<string> => (await sendingTenant({ baseUrl, routes: [{ config: { outcome: 'rejected' } }] })).key;
 
 const EVENTS = 20;
 const recipients = Array.from({ length: EVENTS }, (_, i) => `+1415555${String(3000 + i)}`);

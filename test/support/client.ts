@@ -70,23 +70,36 @@ export async function call<T = any>(method: string, path: string, options: Reque
  */
 async function checkAnswer(method: string, path: string, response: Response): Promise<{ body: any; operationId: string | undefined }> {
   const api = await loadContract();
-  const text = await response.text();
-  expect(response.headers.get('content-type') ?? '', `${method} ${path}: content type`).to.match(/^application\/json/);
-  const body = JSON.parse(text);
-  expect(response.headers.get('x-request-id'), `${method} ${path}: X-Request-Id`).to.equal(body.meta?.request_id);
-
   const pathOnly = path.split('?')[0];
   const operation = api.router.matchOperation({ method, path: pathOnly, headers: {} }) as Operation | undefined;
-  if (!operation) {
-    expect([404, 405], `${method} ${path} matches no operation`).to.include(response.status);
-    assertValid(api.validator.validateResponse(body, errorOperation(api), 400), `${method} ${path}`, body);
-    return { body, operationId: undefined };
-  }
+  if (!operation) return { body: await checkUnrouted(`${method} ${path}`, response), operationId: undefined };
+  const text = await response.text();
+  const body = checkEnvelope(`${method} ${path}`, response, text);
   const declared = Object.keys(operation.responses ?? {});
   expect(declared, `${operation.operationId} answered ${response.status}, which openapi.yaml does not declare: ${text}`).to.include(String(response.status));
   assertValid(api.validator.validateResponse(body, operation, response.status), `${operation.operationId} ${response.status}`, body);
   observed.add(`${operation.operationId} ${response.status}`);
   return { body, operationId: operation.operationId };
+}
+
+/** JSON, with the request id in the header and the body. */
+function checkEnvelope(what: string, response: Response, text: string): any {
+  expect(response.headers.get('content-type') ?? '', `${what}: content type`).to.match(/^application\/json/);
+  const body = JSON.parse(text);
+  expect(response.headers.get('x-request-id'), `${what}: X-Request-Id`).to.equal(body.meta?.request_id);
+  return body;
+}
+
+/**
+ * An answer no operation gives (an unknown path, or a path the process does not serve, such as
+ * the API on a worker): 404 or 405 in the error envelope of openapi.yaml. Answers its body.
+ */
+export async function checkUnrouted(what: string, response: Response): Promise<any> {
+  const api = await loadContract();
+  const body = checkEnvelope(what, response, await response.text());
+  expect([404, 405], `${what} matches no operation`).to.include(response.status);
+  assertValid(api.validator.validateResponse(body, errorOperation(api), 400), what, body);
+  return body;
 }
 
 /** A fetch for clients under test (the SDK): every answer from Dispatch is checked like call()'s. */

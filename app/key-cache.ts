@@ -28,18 +28,21 @@ export class KeyCache {
   private readonly loading = new Map<string, Promise<KeyWithAccount | undefined>>();
   private readonly load: (hash: Buffer) => Promise<KeyWithAccount | undefined>;
   private readonly ttlMs: number;
+  private readonly now: () => number;
   private generation = 0;
 
-  constructor(load: (hash: Buffer) => Promise<KeyWithAccount | undefined>, ttlMs = KEY_CACHE_TTL_MS) {
+  /** `now` reads the clock in milliseconds; a test passes its own, so that a slow read cannot outlast the time given. */
+  constructor(load: (hash: Buffer) => Promise<KeyWithAccount | undefined>, ttlMs = KEY_CACHE_TTL_MS, now = () => performance.now()) {
     this.load = load;
     this.ttlMs = ttlMs;
+    this.now = now;
   }
 
   /** The key with this hash and its account, revoked or not; concurrent misses share one lookup. */
   find(hash: Buffer): Promise<KeyWithAccount | undefined> {
     const id = hash.toString('hex');
     const entry = this.entries.get(id);
-    if (entry && entry.expiresAt > performance.now()) return Promise.resolve(entry.found);
+    if (entry && entry.expiresAt > this.now()) return Promise.resolve(entry.found);
     return this.loading.get(id) ?? this.fill(id, hash);
   }
 
@@ -57,7 +60,7 @@ export class KeyCache {
 
   private fill(id: string, hash: Buffer): Promise<KeyWithAccount | undefined> {
     const generation = this.generation;
-    const expiresAt = performance.now() + this.ttlMs;
+    const expiresAt = this.now() + this.ttlMs;
     const settle = () => {
       if (this.loading.get(id) === loading) this.loading.delete(id);
     };

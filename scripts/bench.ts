@@ -15,6 +15,7 @@ import { randomBase62 } from '../domain/ids.ts';
 import { createBaselineTables, runPgbench, type PgbenchResult } from './bench/baselines.ts';
 import { Bench, log, type Measurement, type Row } from './bench/context.ts';
 import { startDispatchProcesses, type DispatchProcesses } from './bench/dispatch.ts';
+import { measureAcceptAlone } from './bench/measure/accept-alone.ts';
 import { measureAccountRead } from './bench/measure/account-read.ts';
 import { prepareBigAccount } from './bench/measure/big-account.ts';
 import { measureBulk } from './bench/measure/bulk.ts';
@@ -94,7 +95,7 @@ try {
   await createBaselineTables(pool);
 
   let pgbench: PgbenchResult | undefined;
-  if (selected('1')) {
+  if (selected('1') || selected('accept-alone')) {
     log(`baseline: pgbench, 10 clients, ${options.durations.pgbenchSeconds} s`);
     try {
       pgbench = await runPgbench(database.url, options.durations.pgbenchSeconds, runDir);
@@ -108,6 +109,8 @@ try {
   // Half of target 1's maximum; a guess when target 1 failed, so that the rest still runs.
   const rate = Math.max(1, Math.round((sends?.acceptedPerSecond ?? 100) / 2));
   await attempt('2', 'POST /messages/send, open loop', () => measureOpenLoop(bench, rate));
+  // A diagnosis of target 1's bound, where the workers run in processes of their own to pause.
+  if (options.workerProcesses > 0 || options.only?.has('accept-alone')) await attempt('accept-alone', 'closed loop, workers paused', () => measureAcceptAlone(bench, pgbench));
   await attempt('3', 'GET /account', () => measureAccountRead(bench));
   await attempt('4', 'POST /messages/bulk', () => measureBulk(bench));
   const big = selected('5') || selected('6') ? prepareBigAccount(bench) : Promise.reject(new Error('not seeded'));

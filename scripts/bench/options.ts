@@ -42,7 +42,7 @@ export interface Options {
   only: Set<string> | undefined;
 }
 
-export const TARGETS = ['1', '2', '3', '4', '5', '6', 'opt-outs', 'stats', '7', 'totals'];
+export const TARGETS = ['1', '2', 'accept-alone', '3', '4', '5', '6', 'opt-outs', 'stats', '7', 'totals'];
 
 const FULL: Durations = {
   pgbenchSeconds: 15,
@@ -87,7 +87,8 @@ const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W]
                    generator (default 1)
   --worker-processes W
                    W Dispatch processes beside them that only work the jobs, DISPATCH_ROLE=worker
-                   (default 0: each API process works them too, DISPATCH_ROLE=all)
+                   (default 0: each API process works them too, DISPATCH_ROLE=all); with W, the
+                   run also measures accept-alone: target 1's loop with the workers paused
   --database-url   run on a fresh database of DATABASE_URL's server (default: an embedded PostgreSQL)
   --soak-seconds S length of target 7's run (default 600, 0 skips it)
   --only T,...     only these targets (${TARGETS.join(', ')}); without 1, target 2 runs at a guessed 50/s`;

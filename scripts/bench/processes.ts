@@ -11,6 +11,10 @@ export interface NodeProcess {
   waitUntilAnswering: (url: string, timeoutMs?: number) => Promise<void>;
   /** SIGTERM, then SIGKILL after `graceMs`. */
   stop: (graceMs?: number) => Promise<void>;
+  /** SIGSTOP: the process holds its connections and does nothing until `resume`. */
+  pause: () => void;
+  /** SIGCONT. */
+  resume: () => void;
 }
 
 /** A TypeScript module run by this Node (npm makes it Node 24) as its own process, its output kept in `logDir/<name>.log`. */
@@ -37,8 +41,11 @@ export function startNode(name: string, script: string, args: string[], env: Rec
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
     async stop(graceMs = 20_000) {
       if (running()) {
+        child.kill('SIGCONT'); // a paused process would not act on SIGTERM
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
         await exited;

@@ -1,18 +1,34 @@
 import type { PgbenchResult } from '../baselines.ts';
 import { log, type Bench, type Measurement } from '../context.ts';
+import type { LoadResult } from '../load/job.ts';
+import type { Tenant } from '../tenant.ts';
 import { ms, perSecond, ratio, refusals } from '../format.ts';
 
 const CONNECTIONS = 32;
 
+/**
+ * Target 1's load on a new tenant of 50 keys: a warm-up, settled, then POST /messages/send in a
+ * closed loop of CONNECTIONS for the run's send duration. `before` runs just before the loop and
+ * `after` just after it, whether it succeeded or not.
+ */
+export async function closedLoopSends(bench: Bench, label: string, reference: string, around: { before?: () => void; after?: () => void } = {}): Promise<{ tenant: Tenant; result: LoadResult }> {
+  const { durations } = bench.options;
+  const tenant = await bench.tenant(reference);
+  log(`${label}: warm-up, ${durations.warmupSeconds} s`);
+  await bench.send(tenant, `${reference}-warmup`, { connections: CONNECTIONS, durationSeconds: durations.warmupSeconds });
+  await bench.settle();
+  log(`${label}: POST /messages/send, closed loop, ${CONNECTIONS} connections, ${durations.sendSeconds} s`);
+  around.before?.();
+  try {
+    return { tenant, result: await bench.send(tenant, reference, { connections: CONNECTIONS, durationSeconds: durations.sendSeconds }) };
+  } finally {
+    around.after?.();
+  }
+}
+
 /** Target 1: POST /messages/send in a closed loop, 32 connections, one account, 50 keys, against pgbench's per-transaction ceiling. */
 export async function measureSendThroughput(bench: Bench, pgbench: PgbenchResult | undefined): Promise<Measurement & { acceptedPerSecond: number }> {
-  const { durations } = bench.options;
-  const tenant = await bench.tenant('send-closed-loop');
-  log(`1: warm-up, ${durations.warmupSeconds} s`);
-  await bench.send(tenant, 'bench-warmup', { connections: CONNECTIONS, durationSeconds: durations.warmupSeconds });
-  await bench.settle();
-  log(`1: POST /messages/send, closed loop, ${CONNECTIONS} connections, ${durations.sendSeconds} s`);
-  const result = await bench.send(tenant, 'bench-1-closed-loop', { connections: CONNECTIONS, durationSeconds: durations.sendSeconds });
+  const { result } = await closedLoopSends(bench, '1', 'bench-1-closed-loop');
   const drain = await bench.settle();
   const share = pgbench ? result.okPerSecond / pgbench.transactionsPerSecond : Number.NaN;
   return {

@@ -1,0 +1,53 @@
+import type { PgbenchResult } from '../baselines.ts';
+import { log, type Bench, type Measurement } from '../context.ts';
+import { count, ms, perSecond, ratio, refusals } from '../format.ts';
+import { pendingCount } from '../message-log.ts';
+import { closedLoopSends } from './send-throughput.ts';
+
+const POLL_MS = 250;
+
+/**
+ * What bounds target 1, measured rather than argued (a diagnosis, not a target): target 1's closed
+ * loop while the worker processes are paused (SIGSTOP), so that accepting has the machine to
+ * itself; then the rate at which the resumed workers send the backlog that piled up, with the
+ * upstream's reports coming in meanwhile. Jobs a worker held when it was paused return to the
+ * queue by their heartbeat, as a crashed process's would; the totals check still counts every
+ * message once. Needs `--worker-processes`.
+ */
+export async function measureAcceptAlone(bench: Bench, pgbench: PgbenchResult | undefined): Promise<Measurement> {
+  if (bench.workers.length === 0) throw new Error('needs --worker-processes 1 or more, whose work it pauses');
+  const { tenant, result } = await closedLoopSends(bench, 'accept-alone', 'bench-accept-alone', {
+    before: () => bench.workers.forEach((worker) => worker.process.pause()),
+    after: () => bench.workers.forEach((worker) => worker.process.resume()),
+  });
+  const backlog = await pendingCount(bench.pool, tenant.accountId);
+  log(`accept-alone: workers resumed with ${backlog} messages pending`);
+  const resumed = Date.now();
+  while ((await pendingCount(bench.pool, tenant.accountId)) > 0) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  const sendSeconds = (Date.now() - resumed) / 1000;
+  await bench.settle();
+  const share = pgbench ? result.okPerSecond / pgbench.transactionsPerSecond : Number.NaN;
+  return {
+    rows: [
+      {
+        target: 'accept-alone',
+        what: `target 1's closed loop with the worker processes paused (diagnosis)`,
+        measured: `${perSecond(result.okPerSecond, 'accepted')} (p50 ${ms(result.latency.p50)}, p99 ${ms(result.latency.p99)}${refusals(result)})`,
+        baseline: pgbench ? `pgbench ${perSecond(pgbench.transactionsPerSecond, 'tx')}` : 'pgbench not run',
+        ratio: ratio(share),
+        goal: '',
+        pass: undefined,
+      },
+      {
+        target: 'accept-alone',
+        what: 'its backlog, sent by the resumed workers while no send arrives (diagnosis)',
+        measured: `${count(backlog)} in ${sendSeconds.toFixed(1)} s: ${perSecond(backlog / sendSeconds, 'sent')}`,
+        baseline: '',
+        ratio: '',
+        goal: '',
+        pass: undefined,
+      },
+    ],
+    figures: { result, backlog, sendSeconds },
+  };
+}

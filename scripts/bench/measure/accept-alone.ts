@@ -5,6 +5,7 @@ import { pendingCount } from '../message-log.ts';
 import { closedLoopSends } from './send-throughput.ts';
 
 const POLL_MS = 250;
+const SEND_TIMEOUT_MS = 300_000;
 
 /**
  * What bounds target 1, measured rather than argued (a diagnosis, not a target): target 1's closed
@@ -23,7 +24,10 @@ export async function measureAcceptAlone(bench: Bench, pgbench: PgbenchResult | 
   const backlog = await pendingCount(bench.pool, tenant.accountId);
   log(`accept-alone: workers resumed with ${backlog} messages pending`);
   const resumed = Date.now();
-  while ((await pendingCount(bench.pool, tenant.accountId)) > 0) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  for (let pending = backlog; pending > 0; pending = await pendingCount(bench.pool, tenant.accountId)) {
+    if (Date.now() - resumed > SEND_TIMEOUT_MS) throw new Error(`${count(pending)} of ${count(backlog)} still pending ${SEND_TIMEOUT_MS / 1000} s after the workers resumed`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
   const sendSeconds = (Date.now() - resumed) / 1000;
   await bench.settle();
   const share = pgbench ? result.okPerSecond / pgbench.transactionsPerSecond : Number.NaN;

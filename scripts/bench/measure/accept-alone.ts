@@ -1,8 +1,8 @@
 import type { PgbenchResult } from '../baselines.ts';
 import { log, type Bench, type Measurement } from '../context.ts';
-import { count, ms, perSecond, ratio, refusals } from '../format.ts';
+import { count, perSecond } from '../format.ts';
 import { pendingCount } from '../message-log.ts';
-import { closedLoopSends } from './send-throughput.ts';
+import { againstPgbench, closedLoopSends } from './send-throughput.ts';
 
 const POLL_MS = 250;
 const SEND_TIMEOUT_MS = 300_000;
@@ -30,15 +30,12 @@ export async function measureAcceptAlone(bench: Bench, pgbench: PgbenchResult | 
   }
   const sendSeconds = (Date.now() - resumed) / 1000;
   await bench.settle();
-  const share = pgbench ? result.okPerSecond / pgbench.transactionsPerSecond : Number.NaN;
   return {
     rows: [
       {
         target: 'accept-alone',
         what: `target 1's closed loop with the worker processes paused (diagnosis)`,
-        measured: `${perSecond(result.okPerSecond, 'accepted')} (p50 ${ms(result.latency.p50)}, p99 ${ms(result.latency.p99)}${refusals(result)})`,
-        baseline: pgbench ? `pgbench ${perSecond(pgbench.transactionsPerSecond, 'tx')}` : 'pgbench not run',
-        ratio: ratio(share),
+        ...againstPgbench(result, pgbench).cells,
         goal: '',
         pass: undefined,
       },

@@ -1,5 +1,5 @@
 import type { PgbenchResult } from '../baselines.ts';
-import { log, type Bench, type Measurement } from '../context.ts';
+import { log, type Bench, type Measurement, type Row } from '../context.ts';
 import type { LoadResult } from '../load/job.ts';
 import type { Tenant } from '../tenant.ts';
 import { ms, perSecond, ratio, refusals } from '../format.ts';
@@ -26,20 +26,31 @@ export async function closedLoopSends(bench: Bench, label: string, reference: st
   }
 }
 
+/** A closed loop's accepted rate against pgbench's per-transaction ceiling: the cells of its row, and the share. */
+export function againstPgbench(result: LoadResult, pgbench: PgbenchResult | undefined): { cells: Pick<Row, 'measured' | 'baseline' | 'ratio'>; share: number } {
+  const share = pgbench ? result.okPerSecond / pgbench.transactionsPerSecond : Number.NaN;
+  return {
+    cells: {
+      measured: `${perSecond(result.okPerSecond, 'accepted')} (p50 ${ms(result.latency.p50)}, p99 ${ms(result.latency.p99)}${refusals(result)})`,
+      baseline: pgbench ? `pgbench ${perSecond(pgbench.transactionsPerSecond, 'tx')}` : 'pgbench not run',
+      ratio: ratio(share),
+    },
+    share,
+  };
+}
+
 /** Target 1: POST /messages/send in a closed loop, 32 connections, one account, 50 keys, against pgbench's per-transaction ceiling. */
 export async function measureSendThroughput(bench: Bench, pgbench: PgbenchResult | undefined): Promise<Measurement & { acceptedPerSecond: number }> {
   const { result } = await closedLoopSends(bench, '1', 'bench-1-closed-loop');
   const drain = await bench.settle();
-  const share = pgbench ? result.okPerSecond / pgbench.transactionsPerSecond : Number.NaN;
+  const { cells, share } = againstPgbench(result, pgbench);
   return {
     acceptedPerSecond: result.okPerSecond,
     rows: [
       {
         target: '1',
         what: `POST /messages/send, closed loop, ${CONNECTIONS} connections, 1 account, 50 keys`,
-        measured: `${perSecond(result.okPerSecond, 'accepted')} (p50 ${ms(result.latency.p50)}, p99 ${ms(result.latency.p99)}${refusals(result)})`,
-        baseline: pgbench ? `pgbench ${perSecond(pgbench.transactionsPerSecond, 'tx')}` : 'pgbench not run',
-        ratio: ratio(share),
+        ...cells,
         goal: '>= 0.50',
         pass: pgbench ? share >= 0.5 : undefined,
       },

@@ -1,4 +1,5 @@
 import type { FetchOptions, JobWithMetadata, PgBoss } from 'pg-boss';
+import { Batcher } from '../db/batching.ts';
 import { JOBS_CHANNEL } from '../db/queues.ts';
 import { listenFor, type NotificationListener } from '../db/notifications.ts';
 
@@ -32,6 +33,13 @@ class JobDispatcher<Data extends object> {
   private readonly options: DispatchOptions;
   private readonly handle: JobHandler<Data>;
   private readonly onError: (error: unknown) => void;
+  /**
+   * Jobs that finish together are completed with one statement: a completion per job was about a
+   * tenth of the database's statement time while the send worker drained a backlog. A process
+   * that dies before a batch commits leaves its jobs to run again, which finds their messages
+   * settled, as after any death between a handler and its completion.
+   */
+  private readonly completions: Batcher<JobWithMetadata<Data>, void>;
 
   constructor(boss: PgBoss, queue: string, options: DispatchOptions, handle: JobHandler<Data>, onError: (error: unknown) => void) {
     this.boss = boss;
@@ -39,6 +47,12 @@ class JobDispatcher<Data extends object> {
     this.options = options;
     this.handle = handle;
     this.onError = onError;
+    this.completions = new Batcher<JobWithMetadata<Data>, void>({
+      run: async (jobs) => {
+        await this.boss.complete(this.queue, jobs);
+        return jobs.map(() => undefined);
+      },
+    });
   }
 
   start(): void {
@@ -105,7 +119,7 @@ class JobDispatcher<Data extends object> {
       : undefined;
     try {
       await this.handle(job);
-      await this.boss.complete(this.queue, job).catch(this.onError);
+      await this.completions.submit(job).catch(this.onError);
     } catch (error) {
       const failure = error instanceof Error ? { message: error.message, stack: error.stack } : { message: String(error) };
       await this.boss.fail(this.queue, job, failure).catch(this.onError);

@@ -17,19 +17,20 @@ export interface SubmissionResult {
 }
 
 /**
- * Records that messages are about to be handed to upstreams, and counts each on its message, in
- * one statement that commits before the network calls: a process that dies before settling one
- * leaves a row that says the upstream may have the message. Answers the submission ids in order.
+ * Records that messages are about to be handed to upstreams, in one statement that commits
+ * before the network calls: a process that dies before settling one leaves a row that says the
+ * upstream may have the message. The message row is not written here: its count of submissions
+ * moves when the submission is settled, with the message's own change (markMessagesSent), so
+ * that a message is written once per submission, not twice. Answers the submission ids in order.
  */
 export async function beginSubmissions(db: Knex, submissions: { messageId: string; routeId: number }[]): Promise<number[]> {
   const { rows } = await db.raw(
-    `WITH input AS (SELECT * FROM unnest(?::text[], ?::integer[]) AS i (message_id, route_id)),
-     counted AS (UPDATE messages SET attempts = attempts + 1 WHERE id = ANY(?::text[]))
-     INSERT INTO message_attempts (message_id, route_id, outcome) SELECT message_id, route_id, 'submitting' FROM input RETURNING id, message_id`,
-    [submissions.map(({ messageId }) => messageId), submissions.map(({ routeId }) => routeId), submissions.map(({ messageId }) => messageId)],
+    `INSERT INTO message_attempts (message_id, route_id, outcome)
+     SELECT message_id, route_id, 'submitting' FROM unnest(?::text[], ?::integer[]) AS i (message_id, route_id) RETURNING id, message_id`,
+    [submissions.map(({ messageId }) => messageId), submissions.map(({ routeId }) => routeId)],
   );
   const ids = new Map<string, number>(rows.map((row: { id: string; message_id: string }) => [row.message_id, Number(row.id)]));
-  // A message twice in one statement would be counted once: the caller begins those one by one.
+  // A message twice in one statement would leave one of its ids unanswered: the caller begins those one by one.
   if (ids.size !== submissions.length) throw new Error('a message was begun twice in one batch');
   return submissions.map(({ messageId }) => ids.get(messageId) as number);
 }
@@ -40,17 +41,19 @@ export async function beginSubmission(db: Knex, messageId: string, routeId: numb
 }
 
 /**
- * What came of a submission; only a row still 'submitting' changes, so a result is recorded once.
- * With `pendingError`, a message still pending shows it as its last error, in the same statement.
+ * What came of a submission; only a row still 'submitting' changes, so a result is recorded once,
+ * and counted once on its message. With `pendingError`, a message still pending shows it as its
+ * last error, in the same statement.
  */
 export async function settleSubmission(db: Knex, attemptId: number, result: SubmissionResult, pendingError?: NonNullable<MessageRow['error']>): Promise<boolean> {
   const { rows } = await db.raw(
     `WITH settled AS (
        UPDATE message_attempts SET outcome = :outcome, error_code = :errorCode, error_message = :errorMessage, duration_ms = :durationMs
        WHERE id = :attemptId AND outcome = 'submitting' RETURNING message_id),
-     shown AS (
-       UPDATE messages SET error = CAST(:pendingError AS jsonb) FROM settled
-       WHERE CAST(:pendingError AS jsonb) IS NOT NULL AND messages.id = settled.message_id AND messages.status = 'pending')
+     counted AS (
+       UPDATE messages SET attempts = attempts + 1,
+         error = CASE WHEN CAST(:pendingError AS jsonb) IS NOT NULL AND messages.status = 'pending' THEN CAST(:pendingError AS jsonb) ELSE messages.error END
+       FROM settled WHERE messages.id = settled.message_id)
      SELECT count(*)::int AS count FROM settled`,
     {
       attemptId,
@@ -62,16 +65,6 @@ export async function settleSubmission(db: Knex, attemptId: number, result: Subm
     },
   );
   return rows[0].count > 0;
-}
-
-/** Submissions the upstream accepted, settled in one statement (each only while still 'submitting'). */
-export async function settleAcceptedSubmissions(db: Knex, submissions: { attemptId: number; durationMs: number }[]): Promise<void> {
-  await db.raw(
-    `UPDATE message_attempts a SET outcome = 'accepted', error_code = NULL, error_message = NULL, duration_ms = v.duration_ms
-     FROM unnest(?::bigint[], ?::integer[]) AS v (id, duration_ms)
-     WHERE a.id = v.id AND a.id = ANY(?::bigint[]) AND a.outcome = 'submitting'`,
-    [submissions.map(({ attemptId }) => attemptId), submissions.map(({ durationMs }) => Math.round(durationMs)), submissions.map(({ attemptId }) => attemptId)],
-  );
 }
 
 /** The message's submissions, oldest first. */

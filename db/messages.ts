@@ -200,9 +200,21 @@ export async function findMessageById(db: Knex, id: string, forUpdate = false): 
   return query.first();
 }
 
-/** Several messages by id, in id order. */
-export async function findMessagesByIds(db: Knex, ids: string[]): Promise<MessageRow[]> {
-  return db<MessageRow>('messages').whereIn('id', ids).orderBy('id');
+/** A message as the send worker reads it: with whether any submission of it was begun, settled or not. */
+export type MessageToSubmit = MessageRow & { submitted: boolean };
+
+/**
+ * Several messages by id, in id order, for the send worker. A submission is counted in
+ * `attempts` only once settled, so `submitted` is what tells a message never offered to an
+ * upstream from one whose earlier try may still be unsettled (its process died mid-submit).
+ */
+export async function findMessagesToSubmit(db: Knex, ids: string[]): Promise<MessageToSubmit[]> {
+  const { rows } = await db.raw(
+    `SELECT m.*, EXISTS (SELECT 1 FROM message_attempts a WHERE a.message_id = m.id) AS submitted
+     FROM messages m WHERE m.id = ANY(?::text[]) ORDER BY m.id`,
+    [ids],
+  );
+  return rows;
 }
 
 export async function findMessageByProviderId(db: Knex, routeId: number, providerMessageId: string): Promise<MessageRow | undefined> {
@@ -241,17 +253,37 @@ export async function moveMessageStatus(db: Knex, id: string, from: MessageStatu
   return moved.rows[0];
 }
 
-/** Moves pending messages to sent on the routes that took them (the error of an earlier try cleared), in one statement; answers those that were still pending. */
-export async function markMessagesSent(db: Knex, sends: { id: string; route_id: number; provider_message_id: string }[]): Promise<MessageRow[]> {
+/** A pending message an upstream took, and the submission that carried it. */
+export interface SentMessage {
+  id: string;
+  route_id: number;
+  provider_message_id: string;
+  attempt_id: number;
+  duration_ms: number;
+}
+
+/**
+ * Moves pending messages to sent on the routes that took them (the error of an earlier try
+ * cleared), and settles the submissions that carried them as accepted, in one statement; answers
+ * the messages that were still pending. A submission is counted on its message when it is
+ * settled, so the move to sent counts it: the message row is written once for it. One settled
+ * meanwhile by a later try that took it for dead was counted then, and is not counted again.
+ */
+export async function markMessagesSent(db: Knex, sends: SentMessage[]): Promise<MessageRow[]> {
   const moved = await db.raw(
-    `WITH moved AS (
-       UPDATE messages m SET status = 'sent', route_id = v.route_id, provider_message_id = v.provider_message_id, sent_at = now(), error = NULL
-       FROM jsonb_to_recordset(?::jsonb) AS v (id text, route_id integer, provider_message_id text)
-       WHERE m.id = v.id AND m.id = ANY(?::text[]) AND m.status = 'pending'
+    `WITH v AS (SELECT * FROM jsonb_to_recordset(?::jsonb) AS v (id text, route_id integer, provider_message_id text, attempt_id bigint, duration_ms integer)),
+     settled AS (
+       UPDATE message_attempts a SET outcome = 'accepted', error_code = NULL, error_message = NULL, duration_ms = v.duration_ms
+       FROM v WHERE a.id = v.attempt_id AND a.id = ANY(?::bigint[]) AND a.outcome = 'submitting'
+       RETURNING a.message_id
+     ), moved AS (
+       UPDATE messages m SET status = 'sent', route_id = v.route_id, provider_message_id = v.provider_message_id, sent_at = now(), error = NULL,
+         attempts = m.attempts + (m.id IN (SELECT message_id FROM settled))::integer
+       FROM v WHERE m.id = v.id AND m.id = ANY(?::text[]) AND m.status = 'pending'
        RETURNING m.*
      ), counted AS (${countChanges("(SELECT account_id, status, 1 AS delta FROM moved UNION ALL SELECT account_id, 'pending', -1 FROM moved)")})
      SELECT * FROM moved`,
-    [JSON.stringify(sends), sends.map(({ id }) => id)],
+    [JSON.stringify(sends.map((send) => ({ ...send, duration_ms: Math.round(send.duration_ms) }))), sends.map(({ attempt_id }) => attempt_id), sends.map(({ id }) => id)],
   );
   return moved.rows;
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { sideBySide } from '../db/batching.ts';
 import { keepEarlyReport, keepEarlyReports, lockProviderMessage, lockProviderMessagesThen, takeEarlyReports, takeEarlyReportsOf } from '../db/early-reports.ts';
 import { applyBalanceChange } from '../db/ledger.ts';
-import { settleAcceptedSubmissions, settleSubmission, type SubmissionResult } from '../db/message-attempts.ts';
+import { settleSubmission, type SubmissionResult } from '../db/message-attempts.ts';
 import { anyPartAmong, findPart, insertParts, markPart, type PartRow } from '../db/message-parts.ts';
 import { findMessageById, findMessageByProviderId, messagesByIdsLocked, messagesByProviderIdsLocked, type MessageByUpstreamId, type MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
@@ -124,12 +124,14 @@ export async function recordAcceptances(db: Knex, jobs: JobQueue, acceptances: A
     // Settled meanwhile by a later try that took a submission for dead: its settlement stands.
     const pending = acceptances.filter(({ messageId }) => messages.get(messageId)?.status === 'pending');
     if (pending.some(({ messageId, price }) => compare((messages.get(messageId) as MessageRow).cost, price) !== 0)) throw new OneByOne('a cheaper route than charged');
+    const settledMeanwhile = acceptances.filter((acceptance) => !pending.includes(acceptance));
     // Side by side (one round trip on a pipelining connection): each pending message is locked, so
-    // all of them move to sent, and the upstream ids are locked, so their early reports are theirs to take.
-    const [, sent, early] = await sideBySide([
-      settleAcceptedSubmissions(trx, acceptances.map(({ submission }) => submission)),
-      moveMessagesToSent(trx, jobs, pending.map(({ messageId, route, accepted }) => ({ id: messageId, route_id: route.id, provider_message_id: accepted.providerMessageId }))),
+    // all of them move to sent with their submissions, and the upstream ids are locked, so their
+    // early reports are theirs to take.
+    const [sent, early] = await sideBySide([
+      moveMessagesToSent(trx, jobs, pending.map(({ messageId, route, accepted, submission }) => ({ id: messageId, route_id: route.id, provider_message_id: accepted.providerMessageId, attempt_id: submission.attemptId, duration_ms: submission.durationMs }))),
       takeEarlyReportsOf(trx, pending.map(({ route, accepted }) => ({ routeId: route.id, providerMessageId: accepted.providerMessageId }))),
+      ...settledMeanwhile.map(({ submission }) => settleSubmission(trx, submission.attemptId, { outcome: 'accepted', durationMs: submission.durationMs })),
     ]);
     for (const message of sent) {
       for (const report of early.get(`${message.route_id}:${message.provider_message_id}`) ?? []) await applyReport(trx, jobs, message, report as unknown as DeliveryReport);

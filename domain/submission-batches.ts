@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { beginSubmission, beginSubmissions } from '../db/message-attempts.ts';
 import { activeAmong } from '../db/accounts.ts';
-import { findMessageById, findMessagesByIds, type MessageRow } from '../db/messages.ts';
+import { findMessagesToSubmit, type MessageToSubmit } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { activeAccountRoutes, activeRoutesOfAccounts, type RouteRow } from '../db/routes.ts';
 import { Batcher } from '../db/batching.ts';
@@ -19,7 +19,7 @@ const BATCH = { maxBatch: 64, maxInFlight: 2 };
  * acceptances) instead of one each.
  */
 export class SubmissionBatches {
-  readonly messages: Batcher<string, MessageRow | undefined>;
+  readonly messages: Batcher<string, MessageToSubmit | undefined>;
   readonly accountActive: Batcher<string, boolean>;
   readonly routes: Batcher<string, RouteRow[]>;
   readonly begun: Batcher<{ messageId: string; routeId: number }, number>;
@@ -29,10 +29,10 @@ export class SubmissionBatches {
     this.messages = new Batcher({
       ...BATCH,
       run: async (ids) => {
-        const found = new Map((await findMessagesByIds(db, ids)).map((message) => [message.id, message]));
+        const found = new Map((await findMessagesToSubmit(db, ids)).map((message) => [message.id, message]));
         return ids.map((id) => found.get(id));
       },
-      runOne: (id) => findMessageById(db, id),
+      runOne: async (id) => (await findMessagesToSubmit(db, [id]))[0],
     });
     this.accountActive = new Batcher({
       ...BATCH,

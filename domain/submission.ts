@@ -97,7 +97,7 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
     return fail({ type: 'provider_error', code: 'provider_unavailable', message: 'The message was not sent: its account was not active within the send window.' });
   }
   const eligible = routesFor(accountRoutes, message.to, message.requested_route_id);
-  const routes = message.attempts === 0 ? eligible : await routesAfterEarlierTries(db, await submissionsOf(db, message.id), eligible);
+  const routes = message.submitted ? await routesAfterEarlierTries(db, await submissionsOf(db, message.id), eligible) : eligible;
   if (!Array.isArray(routes)) return fail(routes.failWith);
   const outbound = outboundOf(message);
   let lastProblem = 'no active route of the account covers this number any more.';

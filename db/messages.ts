@@ -265,16 +265,19 @@ export interface SentMessage {
 /**
  * Moves pending messages to sent on the routes that took them (the error of an earlier try
  * cleared), and settles the submissions that carried them as accepted, in one statement; answers
- * the messages that were still pending. A submission is counted on its message when it is
- * settled, so the move to sent counts it: the message row is written once for it. One settled
- * meanwhile by a later try that took it for dead was counted then, and is not counted again.
+ * the messages that were still pending (the others, and their submissions, are left as they
+ * are). A submission is counted on its message when it is settled, so the move to sent counts
+ * it: the message row is written once for it. One settled meanwhile by a later try that took it
+ * for dead was counted then, and is not counted again.
  */
 export async function markMessagesSent(db: Knex, sends: SentMessage[]): Promise<MessageRow[]> {
+  const ids = sends.map(({ id }) => id);
   const moved = await db.raw(
     `WITH v AS (SELECT * FROM jsonb_to_recordset(?::jsonb) AS v (id text, route_id integer, provider_message_id text, attempt_id bigint, duration_ms integer)),
      settled AS (
        UPDATE message_attempts a SET outcome = 'accepted', error_code = NULL, error_message = NULL, duration_ms = v.duration_ms
-       FROM v WHERE a.id = v.attempt_id AND a.id = ANY(?::bigint[]) AND a.outcome = 'submitting'
+       FROM v JOIN messages p ON p.id = v.id AND p.id = ANY(?::text[]) AND p.status = 'pending'
+       WHERE a.id = v.attempt_id AND a.id = ANY(?::bigint[]) AND a.outcome = 'submitting' AND a.message_id = v.id
        RETURNING a.message_id
      ), moved AS (
        UPDATE messages m SET status = 'sent', route_id = v.route_id, provider_message_id = v.provider_message_id, sent_at = now(), error = NULL,
@@ -283,7 +286,7 @@ export async function markMessagesSent(db: Knex, sends: SentMessage[]): Promise<
        RETURNING m.*
      ), counted AS (${countChanges("(SELECT account_id, status, 1 AS delta FROM moved UNION ALL SELECT account_id, 'pending', -1 FROM moved)")})
      SELECT * FROM moved`,
-    [JSON.stringify(sends.map((send) => ({ ...send, duration_ms: Math.round(send.duration_ms) }))), sends.map(({ attempt_id }) => attempt_id), sends.map(({ id }) => id)],
+    [JSON.stringify(sends.map((send) => ({ ...send, duration_ms: Math.round(send.duration_ms) }))), ids, sends.map(({ attempt_id }) => attempt_id), ids],
   );
   return moved.rows;
 }

@@ -2006,7 +2006,7 @@ export interface components {
             route_id: number | null;
             /** @description The id the upstream provider gave the message; `null` until one accepts it. */
             provider_message_id: string | null;
-            /** @description Submissions to upstream providers so far, across failover. */
+            /** @description Submissions to upstream providers so far, across failover; one still waiting for its upstream's answer counts once that answer is recorded. */
             attempts: number;
             error: components["schemas"]["MessageError"];
             /**

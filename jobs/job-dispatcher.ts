@@ -36,8 +36,8 @@ class JobDispatcher<Data extends object> {
   /**
    * Jobs that finish together are completed with one statement: a completion per job was about a
    * tenth of the database's statement time while the send worker drained a backlog. A process
-   * that dies before a batch commits leaves its jobs to run again, which finds their messages
-   * settled, as after any death between a handler and its completion.
+   * that dies before a batch commits leaves its jobs to run again, as a death between a handler's
+   * end and its completion always could.
    */
   private readonly completions: Batcher<JobWithMetadata<Data>, void>;
 

@@ -1,19 +1,20 @@
 import type { Knex } from 'knex';
 
 // The writes after a message's acceptance (its submission, the move to sent, the delivery
-// report's move, their events) paid for checks and an index that protect nothing:
+// report's move, their events) paid for checks and an index that nothing here needs:
 //
 // - Three foreign keys share-locked a row that every such transaction shares: the account (on
 //   each event) and the route (on each submission and on the move to sent). A share lock taken by
 //   concurrent transactions becomes a multixact and a WAL record on that one row, for every
 //   message. Accounts and routes are never deleted, and these ids are copied from rows read in
 //   the same transaction; an event still references its message, a submission its message, and
-//   the message its account. Without them PostgreSQL spent 12% less CPU per message sending a backlog (two
-//   alternated pairs of `npm run bench -- --quick --only accept-alone --worker-processes 1`).
+//   the message its account. Without them PostgreSQL spent 12% less CPU per message sending a
+//   backlog (two alternated pairs of `npm run bench -- --quick --only accept-alone
+//   --worker-processes 1`, BENCHMARKS.md "The sending made cheaper").
 // - Nothing reads submissions by their 'submitting' outcome (a message's are read by message),
 //   yet settling each submission moved it out of that partial index, so no settlement could be
-//   a heap-only update. Without it, and with room left on each page, a settlement rewrites no
-//   index.
+//   a heap-only update. Without it, and with room left on each page for the settled version of
+//   its rows (fillfactor), a settlement rewrites no index.
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     ALTER TABLE events DROP CONSTRAINT events_account_id_fkey;

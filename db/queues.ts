@@ -106,11 +106,24 @@ export async function startQueues(databaseUrl: string, onError: (error: Error) =
 }
 
 /**
- * A SQL condition true when no job of `queue` that is waiting, retrying or running carries
- * `column`'s value in one of `fields` of its data, as the value or within an array of them:
- * the row it concerns will not be moved by any job.
+ * A SELECT of the values, as text, that the jobs of `queue` still waiting, retrying or running
+ * carry in `fields` of their data, each field holding one value or an array of them.
+ */
+export function liveJobValues(queue: QueueKey, fields: string[]): string {
+  // In lax mode `[*]` also reads a lone value as an array of one.
+  const carried = fields.map((field) => `jsonb_path_query_array(j.data, '$.${field}[*]')`).join(' || ');
+  return `SELECT carried.value FROM pgboss.job j, jsonb_array_elements_text(${carried}) AS carried (value)
+    WHERE j.name = '${QUEUES[queue].name}' AND j.state IN ('created', 'retry', 'active')`;
+}
+
+/**
+ * A SQL condition true when no live job of `queue` carries `column`'s value (see liveJobValues):
+ * the row it concerns will not be moved by any job. For one row: a scan over many rows takes the
+ * set difference with liveJobValues instead (`EXCEPT`), which PostgreSQL computes once, by hashing
+ * or sorting, whatever its statistics say. Asked row by row, as a scan planned on statistics that
+ * predate a backlog would, the search grows with the backlog squared (32,000 messages with their
+ * live jobs: 50 s a pass, and 102 s with the statistics of an empty queue, against 0.1 s).
  */
 export function noLiveJob(queue: QueueKey, fields: string[], column: string): string {
-  const carries = fields.map((field) => `j.data->>'${field}' = (${column})::text OR j.data->'${field}' @> to_jsonb((${column})::text)`).join(' OR ');
-  return `NOT EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = '${QUEUES[queue].name}' AND j.state IN ('created', 'retry', 'active') AND (${carries}))`;
+  return `NOT EXISTS (SELECT 1 FROM (${liveJobValues(queue, fields)}) AS live WHERE live.value = (${column})::text)`;
 }

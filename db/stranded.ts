@@ -1,18 +1,21 @@
 import type { Knex } from 'knex';
-import { noLiveJob } from './queues.ts';
+import { liveJobValues } from './queues.ts';
 import { SEND_JOB_FIELDS } from './send-groups.ts';
 
 /** Stranded messages one reconciliation pass takes at most, oldest first. */
 export const STRANDED_BATCH = 1000;
 
-/** Pending messages accepted before `before` that no send job will move (its job died or was spent). */
+/**
+ * Pending messages accepted before `before` that no send job will move (its job died or was
+ * spent), oldest first. The set difference against the live jobs' messages is computed once
+ * (see noLiveJob), then the few it leaves are read by their primary key.
+ */
 export async function strandedMessageIds(db: Knex, before: Date, limit = STRANDED_BATCH): Promise<string[]> {
-  const rows = await db('messages as m')
-    .where('m.status', 'pending')
-    .andWhere('m.created_at', '<', before)
-    .andWhereRaw(noLiveJob('sendMessage', [...SEND_JOB_FIELDS], 'm.id'))
-    .orderBy('m.created_at')
-    .limit(limit)
-    .select('m.id');
+  const { rows } = await db.raw(
+    `SELECT m.id FROM messages m
+     JOIN (SELECT id FROM messages WHERE status = 'pending' AND created_at < ? EXCEPT ${liveJobValues('sendMessage', [...SEND_JOB_FIELDS])}) AS stranded ON stranded.id = m.id
+     ORDER BY m.created_at LIMIT ?`,
+    [before, limit],
+  );
   return rows.map((row: { id: string }) => row.id);
 }

@@ -1,12 +1,18 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
+import type { PgBoss } from 'pg-boss';
 import { connect } from '../../db/connection.ts';
 import { migrateLatest } from '../../db/migrate.ts';
 import { markMessagesReported, markMessagesSent, type MessageStatus } from '../../db/messages.ts';
+import { jobQueueOf, startQueues } from '../../db/queues.ts';
+import { strandedMessageIds } from '../../db/stranded.ts';
 import { siblingDatabase } from '../support/sibling-database.ts';
 
 interface PlanNode {
   'Index Name'?: string;
+  'Node Type'?: string;
+  Schema?: string;
+  'Actual Loops'?: number;
   Plans?: PlanNode[];
 }
 
@@ -18,39 +24,45 @@ interface Statement {
 const STATUS_INDEXES = ['messages_pending_idx', 'messages_account_status_idx'];
 const BATCH = 64;
 
-const indexesOf = (node: PlanNode): string[] => [...(node['Index Name'] ? [node['Index Name']] : []), ...(node.Plans ?? []).flatMap(indexesOf)];
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+const indexesOf = (plan: PlanNode): string[] => nodesOf(plan).flatMap((node) => (node['Index Name'] ? [node['Index Name']] : []));
 
-/** Inserts `count` messages of one status for the account, named `<prefix><n>`. */
-const seed = (db: Knex, prefix: string, count: number, status: MessageStatus) =>
+/** Inserts `count` messages of one status for the account, named `<prefix><n>`, accepted an hour ago in the order of n. */
+const seed = (db: Knex, prefix: string, count: number, status: MessageStatus, createdAt = new Date(Date.now() - 3_600_000)) =>
   db.raw(
-    `INSERT INTO messages (id, account_id, "to", "from", body, status, encoding, segments, cost, currency)
-     SELECT ? || g, 'acc_backlog', '+14155550123', 'Dispatch', 'Hello', ?, 'GSM-7', 1, 0, 'USD' FROM generate_series(1, ?) AS g`,
-    [prefix, status, count],
+    `INSERT INTO messages (id, account_id, "to", "from", body, status, encoding, segments, cost, currency, created_at)
+     SELECT ? || g, 'acc_backlog', '+14155550123', 'Dispatch', 'Hello', ?, 'GSM-7', 1, 0, 'USD', ?::timestamptz + g * interval '1 ms' FROM generate_series(1, ?) AS g`,
+    [prefix, status, createdAt, count],
   );
 
 /**
  * A backlog that grew after the statistics were taken (a bulk campaign, an upstream's outage, a
  * carrier holding its reports) is when sending must stay cheapest. The statements that move named
  * messages must then find them by their primary key, not read the whole backlog through an index
- * on the status. Each case first shows that the plain condition falls into that trap here.
+ * on the status (each case first shows the plain condition falling into that trap here), and the
+ * reconciler must read the live jobs once, not once per pending message.
  */
-describe('moving messages under a backlog the statistics have not seen', function () {
+describe('a backlog the statistics have not seen', function () {
   this.timeout(60_000);
   let database: { url: string; drop: () => Promise<void> };
   let db: Knex;
+  let boss: PgBoss;
 
   before(async () => {
     database = await siblingDatabase();
     db = connect(database.url, 2);
     await migrateLatest(db);
+    boss = await startQueues(database.url, () => {});
     await db('accounts').insert({ id: 'acc_backlog', email: 'backlog@example.com', name: 'Backlog' });
     await seed(db, 'msg_done_', 5_000, 'delivered');
     await seed(db, 'msg_waiting_', 10, 'pending');
     await seed(db, 'msg_reporting_', 10, 'sent');
     await db.raw('ANALYZE messages');
+    await db.raw('ANALYZE pgboss.job');
   });
 
   after(async () => {
+    await boss?.stop({ graceful: false });
     await db?.destroy();
     await database?.drop();
   });
@@ -110,4 +122,36 @@ describe('moving messages under a backlog the statistics have not seen', functio
       expect(plans.move.filter((index) => STATUS_INDEXES.includes(index))).to.deep.equal([]);
     });
   }
+
+  it('finds the stranded among a pending backlog with its live jobs by reading each job once', async () => {
+    const trx = await db.transaction();
+    try {
+      // 2,000 pending messages in send jobs of 16, which no analysis has seen; the jobs of the
+      // oldest 32 died (not enqueued), as a process's jobs may be lost in an outage.
+      await seed(trx, 'msg_backlog_', 2_000, 'pending');
+      const ids = Array.from({ length: 2_000 }, (_, index) => `msg_backlog_${index + 1}`);
+      const batches = Array.from({ length: 2_000 / 16 }, (_, index) => ({ message_ids: ids.slice(index * 16, index * 16 + 16) }));
+      const live = batches.slice(2);
+      await jobQueueOf(boss).enqueueMany(trx, 'sendMessage', live);
+
+      const statements: Statement[] = [];
+      const capture = (query: Statement) => statements.push(query);
+      db.on('query', capture);
+      const stranded = await strandedMessageIds(trx, new Date(Date.now() - 60_000)).finally(() => db.off('query', capture));
+      // Oldest first: the ten pending messages of the set-up have no job either.
+      const waiting = Array.from({ length: 10 }, (_, index) => `msg_waiting_${index + 1}`);
+      expect(stranded).to.deep.equal([...waiting, ...ids.slice(0, 32)]);
+
+      expect(statements).to.have.length(1);
+      const [statement] = statements;
+      const plan = ((await trx.raw(`EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON) ${statement.sql.replace(/\$\d+/g, '?')}`, statement.bindings as Knex.RawBinding[])).rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
+      // Asked message by message, the jobs (or what was kept of them) would be read again for each
+      // pending message: a node over the jobs running more than once.
+      const readsJobs = (node: PlanNode): boolean => node.Schema === 'pgboss' || (node.Plans ?? []).some(readsJobs);
+      expect(readsJobs(plan)).to.equal(true);
+      expect(nodesOf(plan).filter((node) => readsJobs(node) && (node['Actual Loops'] ?? 0) > 1).map((node) => node['Node Type'])).to.deep.equal([]);
+    } finally {
+      await trx.rollback();
+    }
+  });
 });

@@ -64,15 +64,26 @@ export async function listEvents(db: Knex, accountId: string, filter: { type?: E
   return fetchPage<EventRow>(db, query, page);
 }
 
-/** Deletes events past retention with their webhook deliveries and attempts; answers how many events went. */
+/**
+ * Deletes events past retention with their webhook deliveries and attempts; answers how many
+ * events went. The ids stay in the database: bound as a list, a busy day's deliveries would pass
+ * PostgreSQL's limit of 65,535 parameters, and the purge would fail every day after.
+ */
 export async function purgeOldEvents(db: Knex, now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000);
+  const old = 'SELECT id FROM events WHERE created_at < ?';
+  const deliveries = `SELECT id FROM webhook_deliveries WHERE event_id IN (${old})`;
   return db.transaction(async (trx) => {
-    const old = trx('events').where('created_at', '<', cutoff).select('id');
-    // Locking the deliveries first makes an attempt being recorded wait, then find its delivery gone.
-    const deliveries = (await trx('webhook_deliveries').whereIn('event_id', old).forUpdate().select('id')).map((row: { id: number }) => row.id);
-    await trx('webhook_attempts').whereIn('delivery_id', deliveries).delete();
-    await trx('webhook_deliveries').whereIn('id', deliveries).delete();
-    return Number(await trx('events').where('created_at', '<', cutoff).delete());
+    // Locking the deliveries first makes an attempt being recorded wait, then find its delivery
+    // gone; the deletions, a later statement, see every attempt recorded before the locks.
+    await trx.raw(`SELECT count(*) FROM (${deliveries} FOR UPDATE) AS locked`, [cutoff]);
+    const { rows } = await trx.raw(
+      `WITH attempts AS (DELETE FROM webhook_attempts WHERE delivery_id IN (${deliveries})),
+         purged_deliveries AS (DELETE FROM webhook_deliveries WHERE id IN (${deliveries})),
+         purged AS (DELETE FROM events WHERE id IN (${old}) RETURNING 1)
+       SELECT count(*)::int AS n FROM purged`,
+      [cutoff, cutoff, cutoff],
+    );
+    return rows[0].n as number;
   });
 }

@@ -72,17 +72,18 @@ export async function listEvents(db: Knex, accountId: string, filter: { type?: E
 export async function purgeOldEvents(db: Knex, now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000);
   const old = 'SELECT id FROM events WHERE created_at < ?';
-  const deliveries = `SELECT id FROM webhook_deliveries WHERE event_id IN (${old})`;
   return db.transaction(async (trx) => {
     // Locking the deliveries first makes an attempt being recorded wait, then find its delivery
     // gone; the deletions, a later statement, see every attempt recorded before the locks.
-    await trx.raw(`SELECT count(*) FROM (${deliveries} FOR UPDATE) AS locked`, [cutoff]);
+    await trx.raw(`SELECT count(*) FROM (SELECT id FROM webhook_deliveries WHERE event_id IN (${old}) FOR UPDATE) AS locked`, [cutoff]);
     const { rows } = await trx.raw(
-      `WITH attempts AS (DELETE FROM webhook_attempts WHERE delivery_id IN (${deliveries})),
-         purged_deliveries AS (DELETE FROM webhook_deliveries WHERE id IN (${deliveries})),
-         purged AS (DELETE FROM events WHERE id IN (${old}) RETURNING 1)
+      `WITH old AS MATERIALIZED (${old}),
+         deliveries AS MATERIALIZED (SELECT id FROM webhook_deliveries WHERE event_id IN (SELECT id FROM old)),
+         attempts AS (DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM deliveries)),
+         purged_deliveries AS (DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM deliveries)),
+         purged AS (DELETE FROM events WHERE id IN (SELECT id FROM old) RETURNING 1)
        SELECT count(*)::int AS n FROM purged`,
-      [cutoff, cutoff, cutoff],
+      [cutoff],
     );
     return rows[0].n as number;
   });

@@ -8,7 +8,7 @@ export const STRANDED_BATCH = 1000;
 /**
  * Pending messages accepted before `before` that no send job will move (its job died or was
  * spent), oldest first. The set difference against the live jobs' messages is computed once
- * (see noLiveJob), then the few it leaves are read by their primary key.
+ * (see liveJobValues), then the few it leaves are read by their primary key.
  */
 export async function strandedMessageIds(db: Knex, before: Date, limit = STRANDED_BATCH): Promise<string[]> {
   const { rows } = await db.raw(

@@ -119,11 +119,9 @@ export async function abandonDelivery(db: Knex, id: number): Promise<void> {
   await db('webhook_deliveries').where({ id, status: 'pending' }).update({ status: 'abandoned', finished_at: db.fn.now() });
 }
 
-const stranded = (db: Knex) => db('webhook_deliveries as d').where('d.status', 'pending').andWhereRaw(noLiveJob('deliverWebhook', ['delivery_id'], 'd.id'));
-
 /** Pending deliveries created before `before` that no job will move (their job died, or was spent during an outage). */
 export async function strandedDeliveryIds(db: Knex, before: Date, limit = 1000): Promise<number[]> {
-  // A set difference computed once, as noLiveJob says a scan must.
+  // A set difference computed once, as liveJobValues says a scan must.
   const { rows } = await db.raw(
     `SELECT id::bigint AS id FROM (SELECT id::text FROM webhook_deliveries WHERE status = 'pending' AND created_at < ?
        EXCEPT ${liveJobValues('deliverWebhook', ['delivery_id'])}) AS stranded ORDER BY 1 LIMIT ?`,
@@ -134,7 +132,8 @@ export async function strandedDeliveryIds(db: Knex, before: Date, limit = 1000):
 
 /** Read after locking the delivery's row, so that a job committed meanwhile by its holder is seen. */
 export async function isStranded(db: Knex, id: number): Promise<boolean> {
-  return (await stranded(db).andWhere('d.id', id).first('d.id')) !== undefined;
+  const row = await db('webhook_deliveries as d').where({ 'd.id': id, 'd.status': 'pending' }).andWhereRaw(noLiveJob('deliverWebhook', ['delivery_id'], 'd.id')).first('d.id');
+  return row !== undefined;
 }
 
 export async function countAttempt(db: Knex, id: number, attempts: number): Promise<void> {

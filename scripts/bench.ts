@@ -26,6 +26,7 @@ import { measureOptOuts } from './bench/measure/opt-outs.ts';
 import { measureSendThroughput } from './bench/measure/send-throughput.ts';
 import { measureSoak } from './bench/measure/soak.ts';
 import { measureStats } from './bench/measure/stats.ts';
+import { measureTrickle } from './bench/measure/trickle.ts';
 import { parseOptions } from './bench/options.ts';
 import { startDatabase, type BenchDatabase } from './bench/postgres.ts';
 import { describeMachine, formatTable, writeResults } from './bench/report.ts';
@@ -109,6 +110,7 @@ try {
   // Half of target 1's maximum; a guess when target 1 failed, so that the rest still runs.
   const rate = Math.max(1, Math.round((sends?.acceptedPerSecond ?? 100) / 2));
   await attempt('2', 'POST /messages/send, open loop', () => measureOpenLoop(bench, rate));
+  await attempt('cpu', 'machine CPU at a trickle', () => measureTrickle(bench));
   // A diagnosis of target 1's bound, where the workers run in processes of their own to pause.
   if (options.workerProcesses > 0 || options.only?.has('accept-alone')) await attempt('accept-alone', 'closed loop, workers paused', () => measureAcceptAlone(bench, pgbench));
   await attempt('3', 'GET /account', () => measureAccountRead(bench));

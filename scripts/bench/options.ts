@@ -42,7 +42,7 @@ export interface Options {
   only: Set<string> | undefined;
 }
 
-export const TARGETS = ['1', '2', 'accept-alone', '3', '4', '5', '6', 'opt-outs', 'stats', '7', 'totals'];
+export const TARGETS = ['1', '2', 'cpu', 'accept-alone', '3', '4', '5', '6', 'opt-outs', 'stats', '7', 'totals'];
 
 const FULL: Durations = {
   pgbenchSeconds: 15,

@@ -1,5 +1,6 @@
 import { log, type Bench, type Measurement } from '../context.ts';
 import { count, ms, perSecond, refusals } from '../format.ts';
+import { machineCpuRow, withMachineCpu } from '../machine-cpu.ts';
 import { sentLatency, samplePending } from '../message-log.ts';
 
 /** Enough sockets that the generator never waits for one at these rates. */
@@ -28,14 +29,21 @@ export function judgeBacklog(samples: number[], ratePerSecond: number): Backlog 
 export const describeBacklog = (backlog: Backlog): string =>
   `pending ${count(backlog.firstThird)} in the first third, ${count(backlog.lastThird)} in the last (max ${count(Math.max(0, ...backlog.samples))})`;
 
+/** POST /messages/send at a steady rate on a new tenant for the run's open-loop duration, with the pending backlog and the machine's CPU time during it. */
+export async function openLoopSends(bench: Bench, reference: string, ratePerSecond: number) {
+  const tenant = await bench.tenant(reference);
+  const sampler = samplePending(bench.pool, tenant.accountId);
+  const { value: result, cpu } = await withMachineCpu(() =>
+    bench.send(tenant, reference, { connections: CONNECTIONS, durationSeconds: bench.options.durations.openLoopSeconds, ratePerSecond }),
+  );
+  const backlog = judgeBacklog(await sampler.stop(), ratePerSecond);
+  return { tenant, result, cpu, backlog };
+}
+
 /** Target 2: sends arriving at a steady rate (half of target 1's maximum); accept latency, time to sent, backlog. */
 export async function measureOpenLoop(bench: Bench, ratePerSecond: number): Promise<Measurement> {
-  const seconds = bench.options.durations.openLoopSeconds;
-  const tenant = await bench.tenant('send-open-loop');
-  log(`2: POST /messages/send, open loop at ${ratePerSecond}/s, ${seconds} s`);
-  const sampler = samplePending(bench.pool, tenant.accountId);
-  const result = await bench.send(tenant, 'bench-2-open-loop', { connections: CONNECTIONS, durationSeconds: seconds, ratePerSecond });
-  const backlog = judgeBacklog(await sampler.stop(), ratePerSecond);
+  log(`2: POST /messages/send, open loop at ${ratePerSecond}/s, ${bench.options.durations.openLoopSeconds} s`);
+  const { tenant, result, cpu, backlog } = await openLoopSends(bench, 'bench-2-open-loop', ratePerSecond);
   const drain = await bench.settle();
   const sent = await sentLatency(bench.pool, tenant.accountId);
   const load = `at ${perSecond(ratePerSecond, 'msg')}`;
@@ -45,7 +53,8 @@ export async function measureOpenLoop(bench: Bench, ratePerSecond: number): Prom
       { target: '2', what: `created_at to sent_at p50, ${load}`, measured: ms(sent.p50), baseline: '', ratio: '', goal: '<= 50 ms', pass: sent.p50 <= 50 },
       { target: '2', what: `created_at to sent_at p99, ${load}`, measured: `${ms(sent.p99)}${sent.neverSent > 0 ? ` (${sent.neverSent} never sent)` : ''}`, baseline: '', ratio: '', goal: '<= 250 ms', pass: sent.p99 <= 250 && sent.neverSent === 0 },
       { target: '2', what: `backlog during the run, ${load}`, measured: describeBacklog(backlog), baseline: '', ratio: '', goal: 'not growing', pass: !backlog.growing },
+      machineCpuRow('2', `the open loop ${load}`, cpu, result.ok),
     ],
-    figures: { ratePerSecond, result, sent, backlog, backlogDrainedMs: drain.ms },
+    figures: { ratePerSecond, result, cpu, sent, backlog, backlogDrainedMs: drain.ms },
   };
 }

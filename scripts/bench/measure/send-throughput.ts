@@ -1,6 +1,7 @@
 import type { PgbenchResult } from '../baselines.ts';
 import { log, type Bench, type Measurement, type Row } from '../context.ts';
 import type { LoadResult } from '../load/job.ts';
+import { machineCpuRow, withMachineCpu, type MachineCpu } from '../machine-cpu.ts';
 import type { Tenant } from '../tenant.ts';
 import { ms, perSecond, ratio, refusals } from '../format.ts';
 
@@ -8,10 +9,15 @@ const CONNECTIONS = 32;
 
 /**
  * Target 1's load on a new tenant of 50 keys: a warm-up, settled, then POST /messages/send in a
- * closed loop of CONNECTIONS for the run's send duration. `before` runs just before the loop and
- * `after` just after it, whether it succeeded or not.
+ * closed loop of CONNECTIONS for the run's send duration, with the machine's CPU time during the
+ * loop. `before` runs just before the loop and `after` just after it, whether it succeeded or not.
  */
-export async function closedLoopSends(bench: Bench, label: string, reference: string, around: { before?: () => void; after?: () => void } = {}): Promise<{ tenant: Tenant; result: LoadResult }> {
+export async function closedLoopSends(
+  bench: Bench,
+  label: string,
+  reference: string,
+  around: { before?: () => void; after?: () => void } = {},
+): Promise<{ tenant: Tenant; result: LoadResult; cpu: MachineCpu }> {
   const { durations } = bench.options;
   const tenant = await bench.tenant(reference);
   log(`${label}: warm-up, ${durations.warmupSeconds} s`);
@@ -20,7 +26,8 @@ export async function closedLoopSends(bench: Bench, label: string, reference: st
   log(`${label}: POST /messages/send, closed loop, ${CONNECTIONS} connections, ${durations.sendSeconds} s`);
   around.before?.();
   try {
-    return { tenant, result: await bench.send(tenant, reference, { connections: CONNECTIONS, durationSeconds: durations.sendSeconds }) };
+    const { value: result, cpu } = await withMachineCpu(() => bench.send(tenant, reference, { connections: CONNECTIONS, durationSeconds: durations.sendSeconds }));
+    return { tenant, result, cpu };
   } finally {
     around.after?.();
   }
@@ -41,7 +48,7 @@ export function againstPgbench(result: LoadResult, pgbench: PgbenchResult | unde
 
 /** Target 1: POST /messages/send in a closed loop, 32 connections, one account, 50 keys, against pgbench's per-transaction ceiling. */
 export async function measureSendThroughput(bench: Bench, pgbench: PgbenchResult | undefined): Promise<Measurement & { acceptedPerSecond: number }> {
-  const { result } = await closedLoopSends(bench, '1', 'bench-1-closed-loop');
+  const { result, cpu } = await closedLoopSends(bench, '1', 'bench-1-closed-loop');
   const drain = await bench.settle();
   const { cells, share } = againstPgbench(result, pgbench);
   return {
@@ -54,7 +61,9 @@ export async function measureSendThroughput(bench: Bench, pgbench: PgbenchResult
         goal: '>= 0.50',
         pass: pgbench ? share >= 0.5 : undefined,
       },
+      machineCpuRow('1', 'the closed loop', cpu, result.ok),
     ],
-    figures: { result, backlogDrainedMs: drain.ms },
+    figures: { result, cpu, backlogDrainedMs: drain.ms },
   };
 }
+

@@ -73,44 +73,43 @@ function keyColumns(selection: StatsSelection): { expression: string; name: stri
 }
 
 /**
- * One row per group in one statement: the counters summed per group, joined to the group's
- * details (failures by code, delivered messages by latency bucket) summed and folded into one
- * text each, so that a grouped read of many hours costs the process a row per group, not a row
- * per bucket.
+ * One row per group in one statement: each group's details (failures by code, delivered messages
+ * by latency bucket) summed per code or bucket, then one aggregation over the counter rows and
+ * those sums together, which adds up the counters and folds the details into one text each. A
+ * grouped read of many hours thus costs the process a row per group, not a row per bucket, and the
+ * plan has no join to choose: joining the counters' groups to the details' as two aggregates let a
+ * generic plan that expected one group rescan the details' aggregate once per group (218 ms for
+ * 144 groups of a day by hour, route and country, against 6 ms).
  */
-function statsStatement(selection: StatsSelection): { name: string; text: string; values: unknown[] } {
+export function statsStatement(selection: StatsSelection): { name: string; text: string; values: unknown[] } {
   const keys = keyColumns(selection);
   const names = keys.map(({ name }) => name);
   const keyed = (columns: string[]) => [...keys.map(({ expression, name }) => `${expression} AS ${name}`), ...columns].join(', ');
-  const groupBy = (extra: string[]) => {
-    const positions = [...keys.map((_, index) => String(index + 1)), ...extra];
-    return positions.length === 0 ? '' : `GROUP BY ${positions.join(', ')}`;
-  };
+  const groupBy = (columns: string[]) => (columns.length === 0 ? '' : `GROUP BY ${columns.join(', ')}`);
   const range = `s.hour >= ($1::timestamptz AT TIME ZONE 'UTC') AND s.hour < ($2::timestamptz AT TIME ZONE 'UTC') ${selection.accountId === undefined ? '' : 'AND s.account_id = $3'}`;
   // One name per text: the interval, the other keys and whether one account is read decide it.
   const name = `stats/${selection.interval ?? 'range'}/${names.filter((key) => key !== 'period_start').join('+')}/${selection.accountId === undefined ? 'all' : 'account'}`;
-  const text = `WITH counts AS (
-       SELECT ${keyed(['sum(s.pending) AS pending', 'sum(s.sent) AS sent', 'sum(s.delivered) AS delivered', 'sum(s.failed) AS failed',
-         'sum(s.undelivered) AS undelivered', 'sum(s.cost) AS cost', 'min(a.currency) AS min_currency', 'max(a.currency) AS max_currency'])}
-       FROM message_stats s JOIN accounts a ON a.id = s.account_id
-       WHERE ${range}
-       ${groupBy([])}
-     ), details AS (
+  const counters = ['pending', 'sent', 'delivered', 'failed', 'undelivered'];
+  const text = `WITH details AS (
        SELECT ${keyed(['s.kind', 's.key', 'sum(s.count) AS count'])}
        FROM message_stat_details s
        WHERE ${range}
-       ${groupBy(['s.kind', 's.key'])}
+       ${groupBy([...keys.map((_, index) => String(index + 1)), 's.kind', 's.key'])}
        HAVING sum(s.count) <> 0
-     ), folded AS (
-       SELECT ${[...names, `string_agg(key || ':' || count, ',') FILTER (WHERE kind = 'failure') AS failures`,
-         `string_agg(key || ':' || count, ',') FILTER (WHERE kind = 'latency') AS latency`].join(', ')}
-       FROM details
-       ${names.length === 0 ? '' : `GROUP BY ${names.join(', ')}`}
+     ), summed AS (
+       SELECT ${keyed([...counters.map((counter) => `s.${counter}`), 's.cost', 'a.currency', 'NULL AS kind', 'NULL AS key', 'NULL::numeric AS count'])}
+       FROM message_stats s JOIN accounts a ON a.id = s.account_id
+       WHERE ${range}
+       UNION ALL
+       SELECT ${[...names, ...counters.map(() => 'NULL'), 'NULL', 'NULL', 'kind', 'key', 'count'].join(', ')} FROM details
      )
-     SELECT ${[...keys.map(({ shown }) => shown), 'pending::int8', 'sent::int8', 'delivered::int8', 'failed::int8', 'undelivered::int8',
-       'cost', 'min_currency', 'max_currency', 'failures', 'latency'].join(', ')}
-     FROM counts LEFT JOIN folded ${names.length === 0 ? 'ON true' : `USING (${names.join(', ')})`}
-     WHERE pending IS NOT NULL
+     SELECT ${[...keys.map(({ shown }) => shown), ...counters.map((counter) => `sum(${counter})::int8 AS ${counter}`), 'sum(cost) AS cost',
+       'min(currency) AS min_currency', 'max(currency) AS max_currency',
+       `string_agg(key || ':' || count, ',') FILTER (WHERE kind = 'failure') AS failures`,
+       `string_agg(key || ':' || count, ',') FILTER (WHERE kind = 'latency') AS latency`].join(', ')}
+     FROM summed
+     ${groupBy(names)}
+     HAVING count(pending) > 0
      ${names.length === 0 ? '' : `ORDER BY ${names.join(', ')}`}`;
   return { name, text, values: [selection.from.toISOString(), selection.to.toISOString(), ...(selection.accountId === undefined ? [] : [selection.accountId])] };
 }

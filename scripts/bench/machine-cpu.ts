@@ -15,13 +15,12 @@ export interface MachineCpu {
   cores: number;
 }
 
-/** Busy and total ticks of all CPUs so far (busy: everything but idle and I/O wait). */
-async function ticks(): Promise<{ busy: number; total: number }> {
+/** Busy ticks of all CPUs so far: every state of /proc/stat's first line but idle and I/O wait. */
+async function busyTicks(): Promise<number> {
   const [first] = (await readFile('/proc/stat', 'utf8')).split('\n');
   const values = first.trim().split(/\s+/).slice(1, 9).map(Number);
-  const total = values.reduce((sum, value) => sum + value, 0);
   const [, , , idle, iowait] = values;
-  return { busy: total - idle - iowait, total };
+  return values.reduce((sum, value) => sum + value, 0) - idle - iowait;
 }
 
 /**
@@ -29,12 +28,12 @@ async function ticks(): Promise<{ busy: number; total: number }> {
  * PostgreSQL's backends, whose processes come and go, count as much as Dispatch's own.
  */
 export async function withMachineCpu<T>(run: () => Promise<T>): Promise<{ value: T; cpu: MachineCpu }> {
-  const before = await ticks();
+  const before = await busyTicks();
   const started = performance.now();
   const value = await run();
-  const after = await ticks();
+  const after = await busyTicks();
   const wallSeconds = (performance.now() - started) / 1000;
-  const busySeconds = (after.busy - before.busy) / TICKS_PER_SECOND;
+  const busySeconds = (after - before) / TICKS_PER_SECOND;
   return { value, cpu: { busySeconds, wallSeconds, busyCores: busySeconds / wallSeconds, cores: availableParallelism() } };
 }
 

@@ -66,4 +66,3 @@ export async function measureSendThroughput(bench: Bench, pgbench: PgbenchResult
     figures: { result, cpu, backlogDrainedMs: drain.ms },
   };
 }
-

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -11,6 +11,7 @@ import { sendingTenant } from '../support/fixtures.ts';
 import { cli, cliJson } from './run-cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dispatch-cli-bulk-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 function csvFile(name: string, text: string): string {
   const file = join(dir, name);
   writeFileSync(file, text);

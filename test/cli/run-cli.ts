@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ export const BIN = join(ROOT, 'bin', 'dispatch.ts');
 
 /** An empty DATA_DIR, so that no credentials.json of the machine leaks into the tests. */
 const emptyDataDir = mkdtempSync(join(tmpdir(), 'dispatch-cli-'));
+after(() => rmSync(emptyDataDir, { recursive: true, force: true }));
 
 export interface CliResult {
   code: number | null;

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -154,6 +154,7 @@ describe('dispatch: send and messages', function () {
       dataDir = mkdtempSync(join(tmpdir(), 'dispatch-cli-credentials-'));
       writeFileSync(join(dataDir, 'credentials.json'), JSON.stringify({ base_url: harness.baseUrl, api_key: tenant.key, admin_token: ADMIN_TOKEN }), { mode: 0o600 });
     });
+    after(() => rmSync(dataDir, { recursive: true, force: true }));
 
     it('needs no flag or variable, as right after npm start', async () => {
       const env = cliEnv({ DATA_DIR: dataDir, DISPATCH_URL: undefined, DISPATCH_ADMIN_TOKEN: undefined });

@@ -6,15 +6,8 @@ import { migrateLatest } from '../../db/migrate.ts';
 import { markMessagesReported, markMessagesSent, type MessageStatus } from '../../db/messages.ts';
 import { jobQueueOf, startQueues } from '../../db/queues.ts';
 import { strandedMessageIds } from '../../db/stranded.ts';
+import { nodesOf, planOf, type PlanNode } from '../support/query-plans.ts';
 import { siblingDatabase } from '../support/sibling-database.ts';
-
-interface PlanNode {
-  'Index Name'?: string;
-  'Node Type'?: string;
-  Schema?: string;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
 
 interface Statement {
   sql: string;
@@ -24,7 +17,6 @@ interface Statement {
 const STATUS_INDEXES = ['messages_pending_idx', 'messages_account_status_idx'];
 const BATCH = 64;
 
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 const indexesOf = (plan: PlanNode): string[] => nodesOf(plan).flatMap((node) => (node['Index Name'] ? [node['Index Name']] : []));
 
 /** Inserts `count` messages of one status for the account, named `<prefix><n>`, accepted an hour ago in the order of n. */
@@ -87,7 +79,7 @@ describe('a backlog the statistics have not seen', function () {
     try {
       await seed(trx, 'msg_backlog_', 20_000, status);
       const indexesUsed = async (sql: string, bindings: readonly unknown[]) =>
-        indexesOf(((await trx.raw(`EXPLAIN (FORMAT JSON) ${sql}`, bindings as Knex.RawBinding[])).rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
+        indexesOf(planOf((await trx.raw(`EXPLAIN (FORMAT JSON) ${sql}`, bindings as Knex.RawBinding[])).rows));
       return {
         naive: await indexesUsed(`SELECT * FROM messages WHERE id = ANY(?::text[]) AND status = ?`, [ids, status]),
         move: await indexesUsed(statement.sql.replace(/\$\d+/g, '?'), statement.bindings),
@@ -144,7 +136,7 @@ describe('a backlog the statistics have not seen', function () {
 
       expect(statements).to.have.length(1);
       const [statement] = statements;
-      const plan = ((await trx.raw(`EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON) ${statement.sql.replace(/\$\d+/g, '?')}`, statement.bindings as Knex.RawBinding[])).rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
+      const plan = planOf((await trx.raw(`EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON) ${statement.sql.replace(/\$\d+/g, '?')}`, statement.bindings as Knex.RawBinding[])).rows);
       // Asked message by message, the jobs (or what was kept of them) would be read again for each
       // pending message: a node over the jobs running more than once.
       const readsJobs = (node: PlanNode): boolean => node.Schema === 'pgboss' || (node.Plans ?? []).some(readsJobs);

@@ -3,20 +3,14 @@ import type { Knex } from 'knex';
 import { connect } from '../../db/connection.ts';
 import { migrateLatest } from '../../db/migrate.ts';
 import { readMessageStats, statsStatement, type StatsSelection } from '../../db/message-stats.ts';
+import { nodesOf, planOf, type PlanNode } from '../support/query-plans.ts';
 import { siblingDatabase } from '../support/sibling-database.ts';
-
-interface PlanNode {
-  'Node Type'?: string;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
 
 const HOUR_MS = 3_600_000;
 const COUNTRIES = ['US', 'GB', 'FR', 'DE', 'IN'];
 const ROUTES = [1, 2];
 const STRIPES = [101, 102];
 
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 /** How often each aggregation of a plan ran. */
 const aggregateLoops = (plan: PlanNode): number[] => nodesOf(plan).flatMap((node) => (node['Node Type'] === 'Aggregate' ? [node['Actual Loops'] ?? 0] : []));
 
@@ -75,7 +69,7 @@ describe('the statistics read under a plan that expects one group', function () 
       const literals = values.map((value) => `'${String(value).replaceAll("'", "''")}'`).join(', ');
       const { rows } = await trx.raw(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name} (${literals})`);
       await trx.raw(`DEALLOCATE ${name}`);
-      return (rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan;
+      return planOf(rows);
     } finally {
       await trx.rollback();
     }

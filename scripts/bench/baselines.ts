@@ -9,6 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
+import { withMachineCpu, type MachineCpu } from './machine-cpu.ts';
 import { round } from './percentiles.ts';
 import { recipient } from './load/requests.ts';
 
@@ -47,9 +48,12 @@ END;
 
 export interface PgbenchResult {
   transactionsPerSecond: number;
+  transactions: number;
   clients: number;
   seconds: number;
   binary: string;
+  /** The machine's CPU during the run: what one transaction costs PostgreSQL, beside what a message costs it. */
+  cpu: MachineCpu;
 }
 
 /** pgbench, 10 clients, one transaction = one message-shaped row and one job-shaped row. */
@@ -59,17 +63,20 @@ export async function runPgbench(databaseUrl: string, seconds: number, workDir: 
   const binary = pgbenchBinary();
   const clients = 10;
   const args = ['--no-vacuum', '--client', String(clients), '--jobs', '2', '--time', String(seconds), '--file', script, databaseUrl];
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', resolve);
+  const { value: code, cpu } = await withMachineCpu(() => {
+    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    return new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', resolve);
+    });
   });
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(output)?.[1];
-  if (code !== 0 || !tps) throw new Error(`pgbench (${binary}) failed (exit ${code}):\n${output.slice(-2000)}`);
-  return { transactionsPerSecond: round(Number(tps)), clients, seconds, binary };
+  const transactions = /number of transactions actually processed: (\d+)/.exec(output)?.[1];
+  if (code !== 0 || !tps || !transactions) throw new Error(`pgbench (${binary}) failed (exit ${code}):\n${output.slice(-2000)}`);
+  return { transactionsPerSecond: round(Number(tps)), transactions: Number(transactions), clients, seconds, binary, cpu };
 }
 
 /** One transaction inserting 1,000 message rows and their 1,000 job rows, as a bulk send must at least: its milliseconds. `run` keeps each run's ids apart. */

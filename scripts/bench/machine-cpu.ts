@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Row } from './context.ts';
-import { cpuPerMessage } from './format.ts';
-
-/** Clock ticks per second of /proc/stat (USER_HZ), 100 on every Linux the bench runs on. */
-const TICKS_PER_SECOND = 100;
+import { cpuPer } from './format.ts';
+import { cpuByRoleBetween, sampleProcessTicks, TICKS_PER_SECOND, type CpuByRole } from './process-cpu.ts';
 
 export interface MachineCpu {
   /** CPU seconds the whole machine spent busy: Dispatch, PostgreSQL, the upstream, the load generator, anything else. */
@@ -13,6 +11,8 @@ export interface MachineCpu {
   /** busySeconds / wallSeconds: how many of `cores` were busy on average. */
   busyCores: number;
   cores: number;
+  /** Of busySeconds, what PostgreSQL's processes, Dispatch's and the fake upstream's spent; the rest is the load generator's, the bench's and anything else's. */
+  byRole: CpuByRole;
 }
 
 /** Busy ticks of all CPUs so far: every state of /proc/stat's first line but idle and I/O wait. */
@@ -24,17 +24,19 @@ async function busyTicks(): Promise<number> {
 }
 
 /**
- * The machine's busy CPU time while `run` runs. Machine-wide rather than per process, so that
- * PostgreSQL's backends, whose processes come and go, count as much as Dispatch's own.
+ * The machine's busy CPU time while `run` runs: machine-wide, so that nothing escapes it (a load
+ * generator that has exited, a backend that came and went), and split by process where it can be.
  */
 export async function withMachineCpu<T>(run: () => Promise<T>): Promise<{ value: T; cpu: MachineCpu }> {
+  const processesBefore = await sampleProcessTicks();
   const before = await busyTicks();
   const started = performance.now();
   const value = await run();
   const after = await busyTicks();
   const wallSeconds = (performance.now() - started) / 1000;
+  const byRole = cpuByRoleBetween(processesBefore, await sampleProcessTicks());
   const busySeconds = (after - before) / TICKS_PER_SECOND;
-  return { value, cpu: { busySeconds, wallSeconds, busyCores: busySeconds / wallSeconds, cores: availableParallelism() } };
+  return { value, cpu: { busySeconds, wallSeconds, busyCores: busySeconds / wallSeconds, cores: availableParallelism(), byRole } };
 }
 
 /**
@@ -45,7 +47,7 @@ export async function withMachineCpu<T>(run: () => Promise<T>): Promise<{ value:
 export const machineCpuRow = (target: string, load: string, cpu: MachineCpu, accepted: number): Row => ({
   target,
   what: `machine CPU per accepted message during ${load} (diagnosis)`,
-  measured: cpuPerMessage(cpu, accepted),
+  measured: cpuPer(cpu, accepted),
   baseline: '',
   ratio: '',
   goal: '',

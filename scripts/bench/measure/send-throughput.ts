@@ -46,6 +46,26 @@ export function againstPgbench(result: LoadResult, pgbench: PgbenchResult | unde
   };
 }
 
+/**
+ * What bounds target 1 on the database's side: PostgreSQL's CPU for one accepted message (its
+ * acceptance, submission and report, at the closed loop's pace) against its CPU for one pgbench
+ * transaction, and the rate PostgreSQL alone would allow if it had every core to itself.
+ */
+function databaseCpuRow(result: LoadResult, cpu: MachineCpu, pgbench: PgbenchResult): Row {
+  const perMessage = cpu.byRole.postgres / result.ok;
+  const perTransaction = pgbench.cpu.byRole.postgres / pgbench.transactions;
+  const ceiling = cpu.cores / perMessage;
+  return {
+    target: '1',
+    what: "PostgreSQL's CPU per accepted message during the closed loop, against per pgbench transaction (diagnosis)",
+    measured: `${(perMessage * 1000).toFixed(2)} ms against ${(perTransaction * 1000).toFixed(2)} ms: with all ${cpu.cores} cores, PostgreSQL alone would carry ${perSecond(ceiling, 'msg')}, ${ratio(ceiling / pgbench.transactionsPerSecond)} of pgbench`,
+    baseline: '',
+    ratio: ratio(perMessage / perTransaction, 'x'),
+    goal: '',
+    pass: undefined,
+  };
+}
+
 /** Target 1: POST /messages/send in a closed loop, 32 connections, one account, 50 keys, against pgbench's per-transaction ceiling. */
 export async function measureSendThroughput(bench: Bench, pgbench: PgbenchResult | undefined): Promise<Measurement & { acceptedPerSecond: number }> {
   const { result, cpu } = await closedLoopSends(bench, '1', 'bench-1-closed-loop');
@@ -62,6 +82,7 @@ export async function measureSendThroughput(bench: Bench, pgbench: PgbenchResult
         pass: pgbench ? share >= 0.5 : undefined,
       },
       machineCpuRow('1', 'the closed loop', cpu, result.ok),
+      ...(pgbench ? [databaseCpuRow(result, cpu, pgbench)] : []),
     ],
     figures: { result, cpu, backlogDrainedMs: drain.ms },
   };

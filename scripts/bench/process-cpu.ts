@@ -8,7 +8,7 @@ export const CPU_ROLES = ['postgres', 'dispatch', 'upstream'] as const;
 export type CpuRole = (typeof CPU_ROLES)[number];
 export type CpuByRole = Record<CpuRole, number>;
 
-/** CPU ticks so far (user and system) of each running process that has a role, by pid. */
+/** CPU ticks so far (user and system, its own and its reaped children's) of each running process that has a role, by pid. */
 export type ProcessTicks = Map<number, { role: CpuRole; ticks: number }>;
 
 /**
@@ -16,29 +16,34 @@ export type ProcessTicks = Map<number, { role: CpuRole; ticks: number }>;
  * WAL writer, the checkpointer, whichever server it is) keep the name `postgres`; Dispatch and the
  * fake upstream are Node running their script.
  */
-function roleOf(name: string, commandLine: string): CpuRole | undefined {
+export function roleOf(name: string, commandLine: string): CpuRole | undefined {
   if (name === 'postgres') return 'postgres';
   if (commandLine.includes('app/main.ts')) return 'dispatch';
   if (commandLine.includes('scripts/bench/fake-upstream.ts')) return 'upstream';
   return undefined;
 }
 
-async function ticksOf(pid: number): Promise<{ role: CpuRole; ticks: number } | undefined> {
+/** A process's name, command line, and CPU ticks so far: its own and those of the children it has reaped. */
+export async function readCpuTicks(pid: number): Promise<{ name: string; commandLine: string; ticks: number }> {
   const [stat, commandLine] = await Promise.all([readFile(`/proc/${pid}/stat`, 'utf8'), readFile(`/proc/${pid}/cmdline`, 'utf8')]);
   // The name is in parentheses and may itself hold spaces or parentheses: the fields follow the last ')'.
   const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-  const role = roleOf(name, commandLine.replaceAll('\0', ' '));
-  if (role === undefined) return undefined;
   // From the state (field 3) on: utime, stime, cutime and cstime are fields 14 to 17. The last two
   // hold the children it has reaped: the postmaster's hold the backends that have exited.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { role, ticks: fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0) };
+  return { name, commandLine: commandLine.replaceAll('\0', ' '), ticks: fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0) };
+}
+
+async function roleTicks(pid: number): Promise<{ role: CpuRole; ticks: number } | undefined> {
+  const { name, commandLine, ticks } = await readCpuTicks(pid);
+  const role = roleOf(name, commandLine);
+  return role === undefined ? undefined : { role, ticks };
 }
 
 /** The CPU ticks of every process with a role, read from /proc (Linux); a process that exits while read is left out. */
 export async function sampleProcessTicks(): Promise<ProcessTicks> {
   const pids = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry)).map(Number);
-  const sampled = await Promise.all(pids.map((pid) => ticksOf(pid).catch(() => undefined)));
+  const sampled = await Promise.all(pids.map((pid) => roleTicks(pid).catch(() => undefined)));
   const ticks: ProcessTicks = new Map();
   sampled.forEach((sample, index) => {
     if (sample) ticks.set(pids[index], sample);

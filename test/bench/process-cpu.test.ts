@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { expect } from 'chai';
+import { cpuByRoleBetween, readCpuTicks, roleOf, TICKS_PER_SECOND, type ProcessTicks } from '../../scripts/bench/process-cpu.ts';
+
+/**
+ * A Node process that burns CPU, has a child of its own burn some and reaps it, then writes what
+ * each counted itself (`process.cpuUsage`) and waits for its standard input to close, so that it
+ * can be read from /proc while it lives.
+ */
+const BURNER = `
+  const { execFileSync } = require('node:child_process');
+  const burn = 'const end = Date.now() + 200; while (Date.now() < end); const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1e6));';
+  const child = Number(execFileSync(process.execPath, ['-e', burn]));
+  const end = Date.now() + 400;
+  while (Date.now() < end);
+  const own = process.cpuUsage();
+  process.stdout.write(JSON.stringify({ own: (own.user + own.system) / 1e6, child }));
+  process.stdin.resume();
+`;
+
+const sample = (entries: [number, 'postgres' | 'dispatch' | 'upstream', number][]): ProcessTicks =>
+  new Map(entries.map(([pid, role, ticks]) => [pid, { role, ticks }]));
+
+describe("the bench's CPU split by process", () => {
+  it('reads what a process and the children it has reaped spent, as they count it themselves', async () => {
+    const burner = spawn(process.execPath, ['-e', BURNER], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const [chunk] = (await once(burner.stdout, 'data')) as [Buffer];
+      const counted = JSON.parse(chunk.toString('utf8')) as { own: number; child: number };
+      const { ticks } = await readCpuTicks(burner.pid as number);
+      // One tick is 10 ms; each count may round down by one, and the burner spends a little after counting.
+      expect(ticks / TICKS_PER_SECOND).to.be.closeTo(counted.own + counted.child, 0.04);
+      expect(counted.child).to.be.greaterThan(0.1);
+    } finally {
+      burner.stdin.end();
+      await once(burner, 'exit');
+    }
+  });
+
+  it('tells PostgreSQL, Dispatch and the fake upstream by name and command line, and nothing else', () => {
+    expect(roleOf('postgres', 'postgres: postgres dispatch [local] idle')).to.equal('postgres');
+    expect(roleOf('node', '/usr/bin/node /srv/dispatch/app/main.ts')).to.equal('dispatch');
+    expect(roleOf('node', '/usr/bin/node /srv/dispatch/scripts/bench/fake-upstream.ts')).to.equal('upstream');
+    expect(roleOf('node', '/usr/bin/node /srv/dispatch/scripts/bench/load/main.ts {}')).to.equal(undefined);
+    expect(roleOf('pgbench', 'pgbench --client 10')).to.equal(undefined);
+  });
+
+  it('counts a backend that exits between the samples once, through its postmaster, and a new process whole', () => {
+    const before = sample([
+      [10, 'postgres', 500], // the postmaster, 0 ticks of reaped children yet
+      [11, 'postgres', 30], // a backend, exits after spending 20 more ticks
+      [20, 'dispatch', 1000],
+      [30, 'upstream', 7],
+    ]);
+    const after = sample([
+      [10, 'postgres', 500 + 2 + 50], // 2 ticks of its own, and the backend's 50 reaped
+      [12, 'postgres', 15], // a backend started in between
+      [20, 'dispatch', 1240],
+      [30, 'upstream', 9],
+    ]);
+    const seconds = cpuByRoleBetween(before, after);
+    expect(seconds.postgres * TICKS_PER_SECOND).to.be.closeTo(2 + 20 + 15, 1e-9);
+    expect(seconds.dispatch * TICKS_PER_SECOND).to.be.closeTo(240, 1e-9);
+    expect(seconds.upstream * TICKS_PER_SECOND).to.be.closeTo(2, 1e-9);
+  });
+});

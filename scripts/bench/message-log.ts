@@ -66,8 +66,19 @@ export async function seedMessages(pool: pg.Pool, accountId: string, keyId: stri
     [accountId, keyId, count],
   );
   await countSeeded(pool, accountId, keyId);
-  // As autovacuum would have by then: visibility for index-only scans, and statistics.
-  await pool.query('VACUUM ANALYZE messages');
+  await settleSeed(pool, ['messages']);
+}
+
+/**
+ * After a seed, the database as it would be by the time such data had come in: vacuumed and
+ * analyzed, as autovacuum would have (visibility for index-only scans, statistics), and
+ * checkpointed, so that the next measurement does not run while the seed's dirty pages are
+ * written out. In one full run, the ten-minute soak that followed the ten-million-message seed
+ * of the statistics had a first minute with a p99 of 3.2 s, and a last minute of 59 ms.
+ */
+export async function settleSeed(pool: pg.Pool, tables: string[]): Promise<void> {
+  await pool.query(`VACUUM ANALYZE ${tables.join(', ')}`);
+  await pool.query('CHECKPOINT');
 }
 
 /**

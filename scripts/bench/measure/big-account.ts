@@ -19,7 +19,7 @@ export async function prepareBigAccount(bench: Bench): Promise<BigAccount> {
   const seeded = bench.options.durations.seededMessages;
   const tenant = await bench.tenant('big-account');
   const [fresh, busy] = await bench.admin.createKeys(tenant.accountId, 2, LIMITS);
-  log(`5, 6: seeding ${count(seeded)} messages this month through one key (plain SQL), then VACUUM ANALYZE`);
+  log(`5, 6: seeding ${count(seeded)} messages this month through one key (plain SQL), then VACUUM ANALYZE and CHECKPOINT`);
   const started = Date.now();
   await seedMessages(bench.pool, tenant.accountId, busy.id, seeded);
   log(`  seeded in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -1,5 +1,6 @@
 import { log, type Bench, type Measurement } from '../context.ts';
 import { count, ms, ratio, refusals } from '../format.ts';
+import { settleSeed } from '../message-log.ts';
 import type { Tenant } from '../tenant.ts';
 
 /** One send at a time, as target 6: the figure is a send's own cost, not the queue that slow sends build. */
@@ -12,7 +13,7 @@ const NOISE = 1.25;
 /**
  * `count` opt-outs of `accountId` in one set-based INSERT: +1 415 numbers, none of which the
  * load sends to (its recipients are +1 212 7xx xxxx), so every send looks its recipient up among
- * them, finds none and is accepted. Then ANALYZE, as autovacuum would have by then.
+ * them, finds none and is accepted. Then settled, as after every seed (settleSeed).
  */
 async function seedOptOuts(bench: Bench, accountId: string, total: number): Promise<void> {
   await bench.pool.query(
@@ -21,7 +22,7 @@ async function seedOptOuts(bench: Bench, accountId: string, total: number): Prom
        FROM generate_series(1, $2::int) AS g`,
     [accountId, total],
   );
-  await bench.pool.query('VACUUM ANALYZE opt_outs');
+  await settleSeed(bench.pool, ['opt_outs']);
 }
 
 /** Issue 10: a send from an account holding `seededOptOuts` opt-outs costs the same as one from an account holding none. */
@@ -29,7 +30,7 @@ export async function measureOptOuts(bench: Bench): Promise<Measurement> {
   const seconds = bench.options.durations.optOutSeconds;
   const seeded = bench.options.durations.seededOptOuts;
   const [none, many] = await Promise.all([bench.tenant('opt-outs-none', 1), bench.tenant('opt-outs-many', 1)]);
-  log(`opt-outs: seeding ${count(seeded)} opt-outs into one account (one INSERT ... SELECT generate_series), then VACUUM ANALYZE`);
+  log(`opt-outs: seeding ${count(seeded)} opt-outs into one account (one INSERT ... SELECT generate_series), then VACUUM ANALYZE and CHECKPOINT`);
   const started = Date.now();
   await seedOptOuts(bench, many.accountId, seeded);
   log(`  seeded in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { log, type Bench, type Measurement } from '../context.ts';
 import { count, ms, perSecond, refusals } from '../format.ts';
 import { runLoadWarm } from '../load.ts';
+import { settleSeed } from '../message-log.ts';
 
 const CONNECTIONS = 8;
 const COUNTRIES = [
@@ -18,7 +19,7 @@ const BATCH = 1_000_000;
  * countries, in a realistic mix of final and sent statuses (none pending: nothing would send them) with delivery latencies from 0.3 s to 30 s. One
  * INSERT ... SELECT per million rows, so that the statistics trigger fills the counters as it
  * does for the service's own writes (and its cost on a million-row statement shows in the log).
- * Then VACUUM ANALYZE, as for the message list's account.
+ * Then VACUUM ANALYZE and CHECKPOINT, as for the message list's account.
  */
 export async function seedStatsMessages(pool: pg.Pool, accountId: string, routeIds: number[], total: number): Promise<void> {
   for (let start = 0; start < total; start += BATCH) {
@@ -42,8 +43,8 @@ export async function seedStatsMessages(pool: pg.Pool, accountId: string, routeI
       [accountId, routeIds, start + 1, Math.min(start + BATCH, total), total],
     );
   }
-  // As autovacuum would have after a day of such traffic; left to run, it vacuums the seeded rows during the measurement.
-  await pool.query('VACUUM ANALYZE messages, message_stats, message_stat_details');
+  // Left to autovacuum, the seeded rows would be vacuumed during the measurement.
+  await settleSeed(pool, ['messages', 'message_stats', 'message_stat_details']);
 }
 
 /** Whether an answer's totals equal a count over the account's messages of the range it reports. */
@@ -61,7 +62,7 @@ export async function statsTotalsExact(pool: pg.Pool, accountId: string, stats: 
 export async function measureStats(bench: Bench, adminToken: string): Promise<Measurement> {
   const seeded = bench.options.durations.seededStatsMessages;
   const tenant = await bench.tenant('stats', 10);
-  log(`stats: seeding ${count(seeded)} messages over the last 24 hours (INSERT ... SELECT into messages: the trigger fills the counters), then VACUUM ANALYZE`);
+  log(`stats: seeding ${count(seeded)} messages over the last 24 hours (INSERT ... SELECT into messages: the trigger fills the counters), then VACUUM ANALYZE and CHECKPOINT`);
   const started = Date.now();
   await seedStatsMessages(bench.pool, tenant.accountId, [bench.routeId], seeded);
   const seedSeconds = Math.round((Date.now() - started) / 1000);

@@ -1,3 +1,4 @@
+import { commitProbeRow, probeCommits } from '../commit-probe.ts';
 import { log, type Bench, type Measurement } from '../context.ts';
 import { count, ms, perSecond, refusals } from '../format.ts';
 import { machineCpuRow, withMachineCpu } from '../machine-cpu.ts';
@@ -43,7 +44,9 @@ export async function openLoopSends(bench: Bench, reference: string, ratePerSeco
 /** Target 2: sends arriving at a steady rate (half of target 1's maximum); accept latency, time to sent, backlog. */
 export async function measureOpenLoop(bench: Bench, ratePerSecond: number): Promise<Measurement> {
   log(`2: POST /messages/send, open loop at ${ratePerSecond}/s, ${bench.options.durations.openLoopSeconds} s`);
+  const probe = await probeCommits(bench.pool);
   const { tenant, result, cpu, backlog } = await openLoopSends(bench, 'bench-2-open-loop', ratePerSecond);
+  const commits = await probe.stop();
   const drain = await bench.settle();
   const sent = await sentLatency(bench.pool, tenant.accountId);
   const load = `at ${perSecond(ratePerSecond, 'msg')}`;
@@ -54,7 +57,8 @@ export async function measureOpenLoop(bench: Bench, ratePerSecond: number): Prom
       { target: '2', what: `created_at to sent_at p99, ${load}`, measured: `${ms(sent.p99)}${sent.neverSent > 0 ? ` (${sent.neverSent} never sent)` : ''}`, baseline: '', ratio: '', goal: '<= 250 ms', pass: sent.p99 <= 250 && sent.neverSent === 0 },
       { target: '2', what: `backlog during the run, ${load}`, measured: describeBacklog(backlog), baseline: '', ratio: '', goal: 'not growing', pass: !backlog.growing },
       machineCpuRow('2', `the open loop ${load}`, cpu, result.ok),
+      commitProbeRow('2', `the open loop ${load}`, commits),
     ],
-    figures: { ratePerSecond, result, cpu, sent, backlog, backlogDrainedMs: drain.ms },
+    figures: { ratePerSecond, result, cpu, sent, backlog, commits, backlogDrainedMs: drain.ms },
   };
 }

@@ -1,3 +1,4 @@
+import { commitProbeRow, probeCommits } from '../commit-probe.ts';
 import { log, type Bench, type Measurement } from '../context.ts';
 import { ms, perSecond, ratio, refusals } from '../format.ts';
 import { samplePending } from '../message-log.ts';
@@ -27,7 +28,9 @@ export async function measureSoak(bench: Bench, ratePerSecond: number): Promise<
   const rssByWindow: number[][] = [];
   const rssSampler = setInterval(() => void resident().then((kb) => rssByWindow.push(kb)), window * 1000);
   const sampler = samplePending(bench.pool, tenant.accountId);
+  const probe = await probeCommits(bench.pool);
   const result = await bench.send(tenant, 'bench-7-soak', { connections: CONNECTIONS, durationSeconds: seconds, ratePerSecond, windowSeconds: window });
+  const commits = await probe.stop();
   clearInterval(rssSampler);
   const rssAfter = await resident();
   const rssBefore = rssByWindow[0] ?? rssIdle;
@@ -59,7 +62,8 @@ export async function measureSoak(bench: Bench, ratePerSecond: number): Promise<
         goal: '< 10%',
         pass: growth < 0.1,
       },
+      commitProbeRow('7', `the ${length} open loop`, commits),
     ],
-    figures: { ratePerSecond, result, backlog, rssIdleKb: rssIdle, rssByWindowKb: rssByWindow, rssBeforeKb: rssBefore, rssAfterKb: rssAfter },
+    figures: { ratePerSecond, result, backlog, commits, rssIdleKb: rssIdle, rssByWindowKb: rssByWindow, rssBeforeKb: rssBefore, rssAfterKb: rssAfter },
   };
 }

@@ -14,39 +14,40 @@ export interface CommitProbe {
 }
 
 /**
- * One durable commit (a one-row INSERT, synchronous commit on) every PROBE_INTERVAL_MS on a
- * connection of its own while a load runs: the database's commit latency beside the load's, so
+ * `run`, with one durable commit (a one-row INSERT, synchronous commit on) every PROBE_INTERVAL_MS
+ * on a connection of its own while it runs: the database's commit latency beside the load's, so
  * that a stall of the storage (every commit waiting on its WAL flush) shows as such in the report,
  * and a load's tail without one is time spent in Dispatch or waiting for a core.
  */
-export async function probeCommits(pool: pg.Pool): Promise<{ stop: () => Promise<CommitProbe> }> {
+export async function withCommitProbe<T>(pool: pg.Pool, run: () => Promise<T>): Promise<{ value: T; commits: CommitProbe }> {
   const client = await pool.connect();
-  await client.query('CREATE TABLE IF NOT EXISTS bench_commit_probe (at timestamptz NOT NULL DEFAULT clock_timestamp())');
-  const probe: CommitProbe = { commits: 0, worstMs: 0, stallsAtSeconds: [] };
-  const started = performance.now();
+  const commits: CommitProbe = { commits: 0, worstMs: 0, stallsAtSeconds: [] };
   let stopping = false;
-  const loop = (async () => {
+  const probing = (async () => {
+    await client.query('CREATE TABLE IF NOT EXISTS bench_commit_probe (at timestamptz NOT NULL DEFAULT clock_timestamp())');
+    const started = performance.now();
     while (!stopping) {
       const begun = performance.now();
       await client.query('INSERT INTO bench_commit_probe DEFAULT VALUES');
       const took = performance.now() - begun;
-      probe.commits++;
-      probe.worstMs = Math.max(probe.worstMs, took);
-      if (took > STALL_MS) probe.stallsAtSeconds.push(Math.round((begun - started) / 100) / 10);
+      commits.commits++;
+      commits.worstMs = Math.max(commits.worstMs, took);
+      if (took > STALL_MS) commits.stallsAtSeconds.push(Math.round((begun - started) / 100) / 10);
       await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
     }
   })();
-  return {
-    stop: async () => {
-      stopping = true;
-      try {
-        await loop;
-      } finally {
-        client.release();
-      }
-      return probe;
-    },
-  };
+  // A failed probe stops probing (its connection is then dropped, not pooled); the load's own
+  // figures stand, and the row shows how far the probe got.
+  const probed = probing.then(
+    () => undefined,
+    (error: Error) => error,
+  );
+  try {
+    return { value: await run(), commits };
+  } finally {
+    stopping = true;
+    client.release(await probed);
+  }
 }
 
 /** A diagnosis row: how the probe's commits fared during a load. */

@@ -1,4 +1,4 @@
-import { commitProbeRow, probeCommits } from '../commit-probe.ts';
+import { commitProbeRow, withCommitProbe } from '../commit-probe.ts';
 import { log, type Bench, type Measurement } from '../context.ts';
 import { count, ms, perSecond, refusals } from '../format.ts';
 import { machineCpuRow, withMachineCpu } from '../machine-cpu.ts';
@@ -44,9 +44,10 @@ export async function openLoopSends(bench: Bench, reference: string, ratePerSeco
 /** Target 2: sends arriving at a steady rate (half of target 1's maximum); accept latency, time to sent, backlog. */
 export async function measureOpenLoop(bench: Bench, ratePerSecond: number): Promise<Measurement> {
   log(`2: POST /messages/send, open loop at ${ratePerSecond}/s, ${bench.options.durations.openLoopSeconds} s`);
-  const probe = await probeCommits(bench.pool);
-  const { tenant, result, cpu, backlog } = await openLoopSends(bench, 'bench-2-open-loop', ratePerSecond);
-  const commits = await probe.stop();
+  const {
+    value: { tenant, result, cpu, backlog },
+    commits,
+  } = await withCommitProbe(bench.pool, () => openLoopSends(bench, 'bench-2-open-loop', ratePerSecond));
   const drain = await bench.settle();
   const sent = await sentLatency(bench.pool, tenant.accountId);
   const load = `at ${perSecond(ratePerSecond, 'msg')}`;

@@ -1,4 +1,4 @@
-import { commitProbeRow, probeCommits } from '../commit-probe.ts';
+import { commitProbeRow, withCommitProbe } from '../commit-probe.ts';
 import { log, type Bench, type Measurement } from '../context.ts';
 import { ms, perSecond, ratio, refusals } from '../format.ts';
 import { samplePending } from '../message-log.ts';
@@ -28,9 +28,9 @@ export async function measureSoak(bench: Bench, ratePerSecond: number): Promise<
   const rssByWindow: number[][] = [];
   const rssSampler = setInterval(() => void resident().then((kb) => rssByWindow.push(kb)), window * 1000);
   const sampler = samplePending(bench.pool, tenant.accountId);
-  const probe = await probeCommits(bench.pool);
-  const result = await bench.send(tenant, 'bench-7-soak', { connections: CONNECTIONS, durationSeconds: seconds, ratePerSecond, windowSeconds: window });
-  const commits = await probe.stop();
+  const { value: result, commits } = await withCommitProbe(bench.pool, () =>
+    bench.send(tenant, 'bench-7-soak', { connections: CONNECTIONS, durationSeconds: seconds, ratePerSecond, windowSeconds: window }),
+  );
   clearInterval(rssSampler);
   const rssAfter = await resident();
   const rssBefore = rssByWindow[0] ?? rssIdle;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Row } from './context.ts';
-import { cpuPer } from './format.ts';
+import { cpuPerMessage } from './format.ts';
 import { cpuByRoleBetween, sampleProcessTicks, TICKS_PER_SECOND, type CpuByRole } from './process-cpu.ts';
 
 export interface MachineCpu {
@@ -47,7 +47,7 @@ export async function withMachineCpu<T>(run: () => Promise<T>): Promise<{ value:
 export const machineCpuRow = (target: string, load: string, cpu: MachineCpu, accepted: number): Row => ({
   target,
   what: `machine CPU per accepted message during ${load} (diagnosis)`,
-  measured: cpuPer(cpu, accepted),
+  measured: cpuPerMessage(cpu, accepted),
   baseline: '',
   ratio: '',
   goal: '',

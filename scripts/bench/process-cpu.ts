@@ -4,8 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 export const TICKS_PER_SECOND = 100;
 
 /** The processes whose CPU the bench tells apart; the load generator, pgbench and the bench itself are the rest. */
-export const CPU_ROLES = ['postgres', 'dispatch', 'upstream'] as const;
-export type CpuRole = (typeof CPU_ROLES)[number];
+export type CpuRole = 'postgres' | 'dispatch' | 'upstream';
 export type CpuByRole = Record<CpuRole, number>;
 
 /** CPU ticks so far (user and system, its own and its reaped children's) of each running process that has a role, by pid. */

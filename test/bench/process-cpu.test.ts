@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { expect } from 'chai';
-import { cpuByRoleBetween, readCpuTicks, roleOf, TICKS_PER_SECOND, type ProcessTicks } from '../../scripts/bench/process-cpu.ts';
+import { cpuByRoleBetween, readCpuTicks, roleOf, TICKS_PER_SECOND, type CpuRole, type ProcessTicks } from '../../scripts/bench/process-cpu.ts';
 
 /**
  * A Node process that burns CPU, has a child of its own burn some and reaps it, then writes what
@@ -19,7 +19,7 @@ const BURNER = `
   process.stdin.resume();
 `;
 
-const sample = (entries: [number, 'postgres' | 'dispatch' | 'upstream', number][]): ProcessTicks =>
+const sample = (entries: [number, CpuRole, number][]): ProcessTicks =>
   new Map(entries.map(([pid, role, ticks]) => [pid, { role, ticks }]));
 
 describe("the bench's CPU split by process", () => {

@@ -1,6 +1,6 @@
 import type { PgbenchResult } from '../baselines.ts';
 import { log, type Bench, type Measurement } from '../context.ts';
-import { count, cpuPer, perSecond } from '../format.ts';
+import { count, cpuPerMessage, perSecond } from '../format.ts';
 import { machineCpuRow, withMachineCpu } from '../machine-cpu.ts';
 import { pendingCount } from '../message-log.ts';
 import { againstPgbench, closedLoopSends } from './send-throughput.ts';
@@ -48,7 +48,7 @@ export async function measureAcceptAlone(bench: Bench, pgbench: PgbenchResult | 
       {
         target: 'accept-alone',
         what: 'its backlog, sent by the resumed workers while no send arrives, with its reports (diagnosis)',
-        measured: `${count(backlog)} in ${sendSeconds.toFixed(1)} s: ${perSecond(backlog / sendSeconds, 'sent')}; ${cpuPer(sendingCpu, backlog)}`,
+        measured: `${count(backlog)} in ${sendSeconds.toFixed(1)} s: ${perSecond(backlog / sendSeconds, 'sent')}; ${cpuPerMessage(sendingCpu, backlog)}`,
         baseline: '',
         ratio: '',
         goal: '',

@@ -11,6 +11,26 @@ export interface CommitProbe {
   worstMs: number;
   /** When each commit over STALL_MS began, in seconds from the probe's start. */
   stallsAtSeconds: number[];
+  /** The checkpoints the server finished while the probe ran (it counts one as it ends), by what asked for it. */
+  checkpoints: Checkpoints;
+}
+
+interface Checkpoints {
+  /** Asked for by the WAL's volume reaching `max_wal_size` (or by a CHECKPOINT command). */
+  requested: number;
+  /** Due by `checkpoint_timeout`. */
+  timed: number;
+}
+
+/** PostgreSQL 17 moved the checkpointer's counters out of pg_stat_bgwriter; the bench may run on either. */
+async function checkpointsSoFar(client: pg.PoolClient): Promise<Checkpoints> {
+  const { rows } = await client.query<{ version: number }>("SELECT current_setting('server_version_num')::int AS version");
+  const { rows: [counts] } = await client.query<{ requested: string; timed: string }>(
+    rows[0].version >= 170000
+      ? 'SELECT num_requested AS requested, num_timed AS timed FROM pg_stat_checkpointer'
+      : 'SELECT checkpoints_req AS requested, checkpoints_timed AS timed FROM pg_stat_bgwriter',
+  );
+  return { requested: Number(counts.requested), timed: Number(counts.timed) };
 }
 
 /**
@@ -21,10 +41,11 @@ export interface CommitProbe {
  */
 export async function withCommitProbe<T>(pool: pg.Pool, run: () => Promise<T>): Promise<{ value: T; commits: CommitProbe }> {
   const client = await pool.connect();
-  const commits: CommitProbe = { commits: 0, worstMs: 0, stallsAtSeconds: [] };
+  const commits: CommitProbe = { commits: 0, worstMs: 0, stallsAtSeconds: [], checkpoints: { requested: 0, timed: 0 } };
   let stopping = false;
   const probing = (async () => {
     await client.query('CREATE TABLE IF NOT EXISTS bench_commit_probe (at timestamptz NOT NULL DEFAULT clock_timestamp())');
+    const before = await checkpointsSoFar(client);
     const started = performance.now();
     while (!stopping) {
       const begun = performance.now();
@@ -35,6 +56,8 @@ export async function withCommitProbe<T>(pool: pg.Pool, run: () => Promise<T>): 
       if (took > STALL_MS) commits.stallsAtSeconds.push(Math.round((begun - started) / 100) / 10);
       await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
     }
+    const after = await checkpointsSoFar(client);
+    commits.checkpoints = { requested: after.requested - before.requested, timed: after.timed - before.timed };
   })();
   // A failed probe stops probing (its connection is then dropped, not pooled); the load's own
   // figures stand, and the row shows how far the probe got.
@@ -56,7 +79,8 @@ export const commitProbeRow = (target: string, load: string, probe: CommitProbe)
   what: `a durable commit every ${PROBE_INTERVAL_MS} ms on a connection of its own during ${load} (diagnosis)`,
   measured:
     `${count(probe.commits)} commits, the slowest ${ms(probe.worstMs)}; ${count(probe.stallsAtSeconds.length)} over ${STALL_MS} ms` +
-    (probe.stallsAtSeconds.length > 0 ? `, at ${probe.stallsAtSeconds.slice(0, 12).join(', ')}${probe.stallsAtSeconds.length > 12 ? ', ...' : ''} s` : ''),
+    (probe.stallsAtSeconds.length > 0 ? `, at ${probe.stallsAtSeconds.slice(0, 12).join(', ')}${probe.stallsAtSeconds.length > 12 ? ', ...' : ''} s` : '') +
+    `; checkpoints finished meanwhile: ${count(probe.checkpoints.requested)} requested by WAL volume, ${count(probe.checkpoints.timed)} by time`,
   baseline: '',
   ratio: '',
   goal: '',

@@ -19,6 +19,19 @@ export interface EmbeddedDatabase {
 }
 
 const DATABASE = 'dispatch';
+
+/** Where the embedded server departs from PostgreSQL's defaults, as `name=value`. */
+export const SERVER_SETTINGS = [
+  // Each Dispatch process holds up to about 40 connections (API, workers, counters, pg-boss, listeners).
+  'max_connections=200',
+  // A message writes about 8 KB of WAL (its row three times, with every index, its events, its
+  // submission, ledger entry and counters). At the default max_wal_size of 1 GB, 500 messages a
+  // second asked for a checkpoint every 1.5 to 2 minutes, and commits slowed to hundreds of
+  // milliseconds during them (BENCHMARKS.md, target 7). With room for a quarter of an hour of that
+  // WAL, checkpoints come by time; an idle server keeps its WAL at min_wal_size as before.
+  'max_wal_size=8GB',
+  'checkpoint_timeout=15min',
+];
 const HOOKED_EVENTS = ['exit', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message', 'uncaughtException', 'unhandledRejection'] as const;
 
 /**
@@ -70,8 +83,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (message: stri
     password,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    // Each Dispatch process holds up to about 40 connections (API, workers, counters, pg-boss, listeners).
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir}`, '-c', 'max_connections=200'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir}`, ...SERVER_SETTINGS.flatMap((setting) => ['-c', setting])],
     onLog: log,
     onError: (error) => log(String(error)),
   });

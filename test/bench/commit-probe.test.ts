@@ -1,20 +1,14 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { withCommitProbe } from '../../scripts/bench/commit-probe.ts';
+import { checkpointsSoFar, withCommitProbe } from '../../scripts/bench/commit-probe.ts';
 import { harness } from '../support/harness.ts';
-
-/** The checkpoints the server has counted as requested, as the probe reads them on either version. */
-async function requestedSoFar(pool: pg.Pool): Promise<number> {
-  const { rows } = await pool.query<{ version: number }>("SELECT current_setting('server_version_num')::int AS version");
-  const view = rows[0].version >= 170000 ? 'SELECT num_requested AS n FROM pg_stat_checkpointer' : 'SELECT checkpoints_req AS n FROM pg_stat_bgwriter';
-  return Number((await pool.query<{ n: string }>(view)).rows[0].n);
-}
 
 /** A CHECKPOINT, once the server has counted it: it publishes its counters just after it wakes the caller. */
 async function checkpoint(pool: pg.Pool): Promise<void> {
-  const before = await requestedSoFar(pool);
+  const requestedSoFar = async () => (await checkpointsSoFar(pool)).requested;
+  const before = await requestedSoFar();
   await pool.query('CHECKPOINT');
-  while ((await requestedSoFar(pool)) === before) await new Promise((resolve) => setTimeout(resolve, 20));
+  while ((await requestedSoFar()) === before) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /** Waits for the probe's first commit: by then it has read the counters it starts from. */

@@ -88,7 +88,7 @@ try {
   log(`${options.quick ? 'quick' : 'full'} run, ${options.processes} Dispatch process(es)${workers}; logs in ${runDir}`);
   database = await startDatabase(options.databaseServer);
   upstream = await startUpstream(runDir);
-  dispatch = await startDispatchProcesses(options.processes, options.workerProcesses, database.url, adminToken, runDir);
+  dispatch = await startDispatchProcesses(options.processes, options.workerProcesses, database.url, adminToken, runDir, options.cpuProfileDir);
   pool = new pg.Pool({ connectionString: database.url, max: 3 });
   const { rows: version } = await pool.query('SHOW server_version');
   const admin = new Admin(dispatch.api[0].baseUrl, adminToken);

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 export interface Durations {
@@ -40,6 +41,8 @@ export interface Options {
   durations: Durations;
   /** The targets to measure (as the table names them: 1 to 7, opt-outs, stats, totals); all when undefined. */
   only: Set<string> | undefined;
+  /** Where each Dispatch process writes its CPU profile (Node's --cpu-prof) when the run ends; none when undefined. */
+  cpuProfileDir: string | undefined;
 }
 
 export const TARGETS = ['1', '2', 'cpu', 'accept-alone', '3', '4', '5', '6', 'opt-outs', 'stats', '7', 'totals'];
@@ -61,17 +64,17 @@ const FULL: Durations = {
   soakWindowSeconds: 60,
 };
 
-/** About 80 s: shorter runs, 100,000 seeded messages and opt-outs, 200,000 for the statistics, no 10-minute run. */
+/** About 90 s: shorter runs, 100,000 seeded messages, opt-outs and statistics' messages, no 10-minute run. */
 const QUICK: Durations = {
   pgbenchSeconds: 5,
-  warmupSeconds: 2,
+  warmupSeconds: 1,
   sendSeconds: 6,
-  openLoopSeconds: 8,
+  openLoopSeconds: 6,
   readSeconds: 3,
   bulkRuns: 3,
   seededMessages: 100_000,
   // A million took 43 of the quick run's 114 s; what the statistics read does not grow with it.
-  seededStatsMessages: 200_000,
+  seededStatsMessages: 100_000,
   listSeconds: 2,
   limitSeconds: 3,
   seededOptOuts: 100_000,
@@ -80,9 +83,9 @@ const QUICK: Durations = {
   soakWindowSeconds: 60,
 };
 
-const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W] [--database-url] [--soak-seconds S] [--only T,...]
-  --quick          about 80 s: shorter runs, 100,000 seeded messages and opt-outs, 200,000 for the
-                   statistics, target 7 skipped; results in the run's log directory
+const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W] [--database-url] [--soak-seconds S] [--only T,...] [--cpu-prof DIR]
+  --quick          about 90 s: shorter runs, 100,000 seeded messages, opt-outs and statistics'
+                   messages, target 7 skipped; results in the run's log directory
   --processes N    N Dispatch processes serving the API on the same database behind the load
                    generator (default 1)
   --worker-processes W
@@ -91,7 +94,9 @@ const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W]
                    run also measures accept-alone: target 1's loop with the workers paused
   --database-url   run on a fresh database of DATABASE_URL's server (default: an embedded PostgreSQL)
   --soak-seconds S length of target 7's run (default 600, 0 skips it)
-  --only T,...     only these targets (${TARGETS.join(', ')}); without 1, target 2 runs at a guessed 50/s`;
+  --only T,...     only these targets (${TARGETS.join(', ')}); without 1, target 2 runs at a guessed 50/s
+  --cpu-prof DIR   each Dispatch process writes its CPU profile to DIR/<process>.cpuprofile when the
+                   run ends (Node's --cpu-prof; open it in Chrome's DevTools)`;
 
 export function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
@@ -103,6 +108,7 @@ export function parseOptions(argv: string[]): Options {
       'database-url': { type: 'boolean', default: false },
       'soak-seconds': { type: 'string' },
       only: { type: 'string' },
+      'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -124,5 +130,6 @@ export function parseOptions(argv: string[]): Options {
   const only = values.only === undefined ? undefined : new Set(values.only.split(','));
   const unknown = [...(only ?? [])].filter((target) => !TARGETS.includes(target));
   if (unknown.length > 0) throw new Error(`--only names unknown targets: ${unknown.join(', ')}\n${USAGE}`);
-  return { quick: values.quick, processes, workerProcesses, databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined, durations, only };
+  const cpuProfileDir = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
+  return { quick: values.quick, processes, workerProcesses, databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined, durations, only, cpuProfileDir };
 }

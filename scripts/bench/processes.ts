@@ -17,11 +17,11 @@ export interface NodeProcess {
   resume: () => void;
 }
 
-/** A TypeScript module run by this Node (npm makes it Node 24) as its own process, its output kept in `logDir/<name>.log`. */
-export function startNode(name: string, script: string, args: string[], env: Record<string, string>, logDir: string): NodeProcess {
+/** A TypeScript module run by this Node (npm makes it Node 24) as its own process, with `nodeArgs` for Node itself, its output kept in `logDir/<name>.log`. */
+export function startNode(name: string, script: string, args: string[], env: Record<string, string>, logDir: string, nodeArgs: string[] = []): NodeProcess {
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
-  const child: ChildProcess = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

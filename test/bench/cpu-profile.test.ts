@@ -25,7 +25,7 @@ describe("the bench's --cpu-prof", () => {
     const script = join(dir, 'busy.mjs');
     await writeFile(script, "process.on('SIGTERM', () => process.exit(0)); const end = Date.now() + 100; while (Date.now() < end); console.log('ready'); setInterval(() => {}, 1000);\n");
     const busy = startNode('busy-1', script, [], {}, dir, cpuProfileArgs('busy-1', join(dir, 'profiles')));
-    while (!(await readFile(busy.logFile, 'utf8').catch(() => '')).includes('ready')) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!(await readFile(busy.logFile, 'utf8').catch(() => '')).includes('ready')) await new Promise((wake) => setTimeout(wake, 20));
     await busy.stop();
     expect(await readdir(join(dir, 'profiles'))).to.deep.equal(['busy-1.cpuprofile']);
     const profile = JSON.parse(await readFile(join(dir, 'profiles', 'busy-1.cpuprofile'), 'utf8')) as { nodes: unknown[]; samples: unknown[] };

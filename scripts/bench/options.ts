@@ -64,27 +64,27 @@ const FULL: Durations = {
   soakWindowSeconds: 60,
 };
 
-/** About 90 s: shorter runs, 100,000 seeded messages, opt-outs and statistics' messages, no 10-minute run. */
+/** About a minute: shorter runs, 50,000 seeded messages, opt-outs and statistics' messages, no 10-minute run. */
 const QUICK: Durations = {
-  pgbenchSeconds: 5,
+  pgbenchSeconds: 3,
   warmupSeconds: 1,
-  sendSeconds: 6,
-  openLoopSeconds: 6,
-  readSeconds: 3,
+  sendSeconds: 4,
+  openLoopSeconds: 4,
+  readSeconds: 2,
   bulkRuns: 3,
-  seededMessages: 100_000,
-  // A million took 43 of the quick run's 114 s; what the statistics read does not grow with it.
-  seededStatsMessages: 100_000,
-  listSeconds: 2,
-  limitSeconds: 3,
-  seededOptOuts: 100_000,
-  optOutSeconds: 3,
+  seededMessages: 50_000,
+  // What the statistics read does not grow with the seed; a million took 43 s.
+  seededStatsMessages: 50_000,
+  listSeconds: 1,
+  limitSeconds: 2,
+  seededOptOuts: 50_000,
+  optOutSeconds: 2,
   soakSeconds: 0,
   soakWindowSeconds: 60,
 };
 
 const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W] [--database-url] [--soak-seconds S] [--only T,...] [--cpu-prof DIR]
-  --quick          about 90 s: shorter runs, 100,000 seeded messages, opt-outs and statistics'
+  --quick          about a minute: shorter runs, 50,000 seeded messages, opt-outs and statistics'
                    messages, target 7 skipped; results in the run's log directory
   --processes N    N Dispatch processes serving the API on the same database behind the load
                    generator (default 1)

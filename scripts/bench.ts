@@ -45,8 +45,8 @@ const options = (() => {
   }
 })();
 const runDir = await mkdtemp(join(tmpdir(), 'dispatch-bench-'));
-/** A quick run, or a run of some targets only, leaves the checked-in results of the last full run alone. */
-const RESULTS = options.only === undefined && !options.quick ? FULL_RESULTS : join(runDir, 'results.json');
+/** A quick run, a run of some targets only or at a rate of its own leaves the checked-in results of the last full run alone. */
+const RESULTS = options.only === undefined && !options.quick && options.openLoopRate === undefined ? FULL_RESULTS : join(runDir, 'results.json');
 const adminToken = `adm_${randomBase62(40)}`;
 const rows: Row[] = [];
 const figures: Record<string, unknown> = {};
@@ -107,8 +107,8 @@ try {
   figures.pgbench = pgbench;
 
   const sends = await attempt('1', 'POST /messages/send, closed loop', () => measureSendThroughput(bench, pgbench));
-  // Half of target 1's maximum; a guess when target 1 failed, so that the rest still runs.
-  const rate = Math.max(1, Math.round((sends?.acceptedPerSecond ?? 100) / 2));
+  // Half of target 1's maximum (a guess when target 1 failed, so that the rest still runs), unless asked for another.
+  const rate = options.openLoopRate ?? Math.max(1, Math.round((sends?.acceptedPerSecond ?? 100) / 2));
   await attempt('2', 'POST /messages/send, open loop', () => measureOpenLoop(bench, rate));
   await attempt('cpu', 'machine CPU at a trickle', () => measureTrickle(bench));
   // A diagnosis of target 1's bound, where the workers run in processes of their own to pause.

@@ -43,6 +43,8 @@ export interface Options {
   only: Set<string> | undefined;
   /** Where each Dispatch process writes its CPU profile (Node's --cpu-prof) when the run ends; none when undefined. */
   cpuProfileDir: string | undefined;
+  /** Targets 2 and 7 at this many sends a second instead of half of target 1's maximum; undefined for the targets' own rate. */
+  openLoopRate: number | undefined;
 }
 
 export const TARGETS = ['1', '2', 'cpu', 'accept-alone', '3', '4', '5', '6', 'opt-outs', 'stats', '7', 'totals'];
@@ -83,7 +85,7 @@ const QUICK: Durations = {
   soakWindowSeconds: 60,
 };
 
-const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W] [--database-url] [--soak-seconds S] [--only T,...] [--cpu-prof DIR]
+const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W] [--database-url] [--soak-seconds S] [--only T,...] [--cpu-prof DIR] [--open-loop-rate R]
   --quick          about a minute: shorter runs, 50,000 seeded messages, opt-outs and statistics'
                    messages, target 7 skipped; results in the run's log directory
   --processes N    N Dispatch processes serving the API on the same database behind the load
@@ -96,7 +98,11 @@ const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W]
   --soak-seconds S length of target 7's run (default 600, 0 skips it)
   --only T,...     only these targets (${TARGETS.join(', ')}); without 1, target 2 runs at a guessed 50/s
   --cpu-prof DIR   each Dispatch process writes its CPU profile to DIR/<process>.cpuprofile when the
-                   run ends (Node's --cpu-prof; open it in Chrome's DevTools)`;
+                   run ends (Node's --cpu-prof; open it in Chrome's DevTools)
+  --open-loop-rate R
+                   targets 2 and 7 at R sends a second instead of half of target 1's maximum, to
+                   find the rate up to which the machine holds target 2's latencies; such a run
+                   leaves bench/results.json alone`;
 
 export function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
@@ -109,6 +115,7 @@ export function parseOptions(argv: string[]): Options {
       'soak-seconds': { type: 'string' },
       only: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'open-loop-rate': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -131,5 +138,7 @@ export function parseOptions(argv: string[]): Options {
   const unknown = [...(only ?? [])].filter((target) => !TARGETS.includes(target));
   if (unknown.length > 0) throw new Error(`--only names unknown targets: ${unknown.join(', ')}\n${USAGE}`);
   const cpuProfileDir = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
-  return { quick: values.quick, processes, workerProcesses, databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined, durations, only, cpuProfileDir };
+  const openLoopRate = values['open-loop-rate'] === undefined ? undefined : Number(values['open-loop-rate']);
+  if (openLoopRate !== undefined && (!Number.isInteger(openLoopRate) || openLoopRate < 1)) throw new Error(`--open-loop-rate must be a whole number of sends a second, got ${values['open-loop-rate']}\n${USAGE}`);
+  return { quick: values.quick, processes, workerProcesses, databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined, durations, only, cpuProfileDir, openLoopRate };
 }

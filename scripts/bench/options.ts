@@ -97,12 +97,20 @@ const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W]
   --database-url   run on a fresh database of DATABASE_URL's server (default: an embedded PostgreSQL)
   --soak-seconds S length of target 7's run (default 600, 0 skips it)
   --only T,...     only these targets (${TARGETS.join(', ')}); without 1, target 2 runs at a guessed 50/s
+                   (or at --open-loop-rate)
   --cpu-prof DIR   each Dispatch process writes its CPU profile to DIR/<process>.cpuprofile when the
                    run ends (Node's --cpu-prof; open it in Chrome's DevTools)
   --open-loop-rate R
                    targets 2 and 7 at R sends a second instead of half of target 1's maximum, to
                    find the rate up to which the machine holds target 2's latencies; such a run
                    leaves bench/results.json alone`;
+
+/** A flag's value as a whole number from `min` to `max`, or an error that names the flag. */
+function wholeNumber(flag: string, text: string, min: number, max = Number.POSITIVE_INFINITY): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${flag} must be a whole number from ${min}${max === Number.POSITIVE_INFINITY ? ' up' : ` to ${max}`}, got ${text}\n${USAGE}`);
+  return value;
+}
 
 export function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
@@ -123,22 +131,18 @@ export function parseOptions(argv: string[]): Options {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const processes = Number(values.processes);
-  if (!Number.isInteger(processes) || processes < 1 || processes > 8) throw new Error(`--processes must be 1 to 8, got ${values.processes}\n${USAGE}`);
-  const workerProcesses = Number(values['worker-processes']);
-  if (!Number.isInteger(workerProcesses) || workerProcesses < 0 || workerProcesses > 8) throw new Error(`--worker-processes must be 0 to 8, got ${values['worker-processes']}\n${USAGE}`);
+  const processes = wholeNumber('--processes', values.processes, 1, 8);
+  const workerProcesses = wholeNumber('--worker-processes', values['worker-processes'], 0, 8);
   if (values['database-url'] && !process.env.DATABASE_URL) throw new Error('--database-url needs DATABASE_URL to be set');
   const durations = { ...(values.quick ? QUICK : FULL) };
   if (values['soak-seconds'] !== undefined) {
-    durations.soakSeconds = Number(values['soak-seconds']);
-    if (!Number.isInteger(durations.soakSeconds) || durations.soakSeconds < 0) throw new Error(`--soak-seconds must be a whole number, got ${values['soak-seconds']}`);
+    durations.soakSeconds = wholeNumber('--soak-seconds', values['soak-seconds'], 0);
     durations.soakWindowSeconds = Math.min(durations.soakWindowSeconds, Math.max(1, Math.floor(durations.soakSeconds / 4)));
   }
   const only = values.only === undefined ? undefined : new Set(values.only.split(','));
   const unknown = [...(only ?? [])].filter((target) => !TARGETS.includes(target));
   if (unknown.length > 0) throw new Error(`--only names unknown targets: ${unknown.join(', ')}\n${USAGE}`);
   const cpuProfileDir = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
-  const openLoopRate = values['open-loop-rate'] === undefined ? undefined : Number(values['open-loop-rate']);
-  if (openLoopRate !== undefined && (!Number.isInteger(openLoopRate) || openLoopRate < 1)) throw new Error(`--open-loop-rate must be a whole number of sends a second, got ${values['open-loop-rate']}\n${USAGE}`);
+  const openLoopRate = values['open-loop-rate'] === undefined ? undefined : wholeNumber('--open-loop-rate', values['open-loop-rate'], 1);
   return { quick: values.quick, processes, workerProcesses, databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined, durations, only, cpuProfileDir, openLoopRate };
 }

@@ -47,12 +47,6 @@ export async function findAccount(db: Knex, id: string): Promise<AccountRow | un
   return accountLookups(db).submit(id);
 }
 
-/** Which of these accounts are active. */
-export async function activeAmong(db: Knex, ids: string[]): Promise<Set<string>> {
-  const rows = await runPrepared<{ id: string }>(db, { name: 'active-accounts-among', text: `SELECT id FROM accounts WHERE id = ANY ($1::text[]) AND status = 'active'`, values: [ids] });
-  return new Set(rows.map((row) => row.id));
-}
-
 /** The account, its row locked until the transaction ends, so that what is read stays true while it is changed. */
 export async function lockAccount(trx: Knex.Transaction, id: string): Promise<AccountRow | undefined> {
   return trx<AccountRow>('accounts').where({ id }).forUpdate().first();

@@ -86,21 +86,28 @@ export async function unassignRoute(db: Knex, accountId: string, routeId: number
   return row;
 }
 
-/** The account's active assigned routes, in the order they are tried (ascending priority). */
-export async function activeAccountRoutes(db: Knex, accountId: string): Promise<RouteRow[]> {
-  return (await activeRoutesOfAccounts(db, [accountId])).get(accountId) ?? [];
+/** What the send worker needs of an account: whether it may send, and its active routes in the order they are tried. */
+export interface AccountSendingState {
+  active: boolean;
+  routes: RouteRow[];
 }
 
-const ACTIVE_ROUTES_OF_ACCOUNTS = `
-  SELECT ${routeColumns}, ar.account_id AS assigned_to FROM routes r JOIN account_routes ar ON ar.route_id = r.id
-  WHERE ar.account_id = ANY($1::text[]) AND r.is_active ORDER BY ar.account_id, ar.priority`;
+// One statement for both: a route column is null on the one row of an account without active routes.
+const SENDING_STATE_OF_ACCOUNTS = `
+  SELECT a.id AS account_id, a.status = 'active' AS account_active, ${routeColumns}
+  FROM accounts a LEFT JOIN (account_routes ar JOIN routes r ON r.id = ar.route_id AND r.is_active) ON ar.account_id = a.id
+  WHERE a.id = ANY($1::text[]) ORDER BY a.id, ar.priority`;
 
-/** Each account's active routes, in its priority order. */
-export async function activeRoutesOfAccounts(db: Knex, accountIds: string[]): Promise<Map<string, RouteRow[]>> {
-  const rows = await runPrepared<RouteRow & { assigned_to: string }>(db, { name: 'active-routes-of-accounts', text: ACTIVE_ROUTES_OF_ACCOUNTS, values: [accountIds] });
-  const routes = new Map<string, RouteRow[]>();
-  for (const { assigned_to: accountId, ...route } of rows) routes.set(accountId, [...(routes.get(accountId) ?? []), route as RouteRow]);
-  return routes;
+/** Each account's sending state; an account that does not exist may not send. */
+export async function sendingStateOfAccounts(db: Knex, accountIds: string[]): Promise<Map<string, AccountSendingState>> {
+  const rows = await runPrepared<RouteRow & { account_id: string; account_active: boolean }>(db, { name: 'sending-state-of-accounts', text: SENDING_STATE_OF_ACCOUNTS, values: [accountIds] });
+  const states = new Map<string, AccountSendingState>(accountIds.map((id) => [id, { active: false, routes: [] }]));
+  for (const { account_id: accountId, account_active: active, ...route } of rows) {
+    const state = states.get(accountId) as AccountSendingState;
+    state.active = active;
+    if (route.id !== null) state.routes.push(route as RouteRow);
+  }
+  return states;
 }
 
 /** Every route assigned to the account, active or not, with its assignment, in failover order. */

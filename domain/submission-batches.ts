@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { beginSubmission, beginSubmissions } from '../db/message-attempts.ts';
-import { activeAmong } from '../db/accounts.ts';
 import { findMessagesToSubmit, type MessageToSubmit } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
-import { activeAccountRoutes, activeRoutesOfAccounts, type RouteRow } from '../db/routes.ts';
+import { sendingStateOfAccounts, type AccountSendingState } from '../db/routes.ts';
 import { Batcher } from '../db/batching.ts';
 import { recordAcceptance, recordAcceptances, type Acceptance } from './message-outcomes.ts';
 
@@ -13,15 +12,14 @@ const BATCH = { maxBatch: 64, maxInFlight: 2 };
 
 /**
  * The reads and writes around each submission that every message of the send worker makes,
- * shared by the messages in flight in this process (db/batching.ts): the message, whether
- * its account is active and its routes read, the submission begun, and the upstream's
+ * shared by the messages in flight in this process (db/batching.ts): the message, and whether
+ * its account may send and by which routes, read, the submission begun, and the upstream's
  * acceptance recorded, each for all of them with one statement (one transaction for the
  * acceptances) instead of one each.
  */
 export class SubmissionBatches {
   readonly messages: Batcher<string, MessageToSubmit | undefined>;
-  readonly accountActive: Batcher<string, boolean>;
-  readonly routes: Batcher<string, RouteRow[]>;
+  readonly accounts: Batcher<string, AccountSendingState>;
   readonly begun: Batcher<{ messageId: string; routeId: number }, number>;
   readonly acceptances: Batcher<Acceptance, void>;
 
@@ -34,21 +32,13 @@ export class SubmissionBatches {
       },
       runOne: async (id) => (await findMessagesToSubmit(db, [id]))[0],
     });
-    this.accountActive = new Batcher({
+    this.accounts = new Batcher({
       ...BATCH,
       run: async (accountIds) => {
-        const active = await activeAmong(db, [...new Set(accountIds)]);
-        return accountIds.map((accountId) => active.has(accountId));
+        const found = await sendingStateOfAccounts(db, [...new Set(accountIds)]);
+        return accountIds.map((accountId) => found.get(accountId) as AccountSendingState);
       },
-      runOne: async (accountId) => (await activeAmong(db, [accountId])).has(accountId),
-    });
-    this.routes = new Batcher({
-      ...BATCH,
-      run: async (accountIds) => {
-        const found = await activeRoutesOfAccounts(db, [...new Set(accountIds)]);
-        return accountIds.map((accountId) => found.get(accountId) ?? []);
-      },
-      runOne: (accountId) => activeAccountRoutes(db, accountId),
+      runOne: async (accountId) => (await sendingStateOfAccounts(db, [accountId])).get(accountId) as AccountSendingState,
     });
     this.begun = new Batcher({ ...BATCH, run: (submissions) => beginSubmissions(db, submissions), runOne: ({ messageId, routeId }) => beginSubmission(db, messageId, routeId) });
     this.acceptances = new Batcher({

@@ -55,10 +55,6 @@ async function routesAfterEarlierTries(db: Knex, earlier: SubmissionRow[], route
   return allowed;
 }
 
-/** Whether the account is active, and its routes: read side by side. */
-const readAccount = (batches: SubmissionBatches, accountId: string): Promise<[boolean, RouteRow[]]> =>
-  Promise.all([batches.accountActive.submit(accountId), batches.routes.submit(accountId)]);
-
 async function submitOnce(provider: Provider, outbound: OutboundMessage): Promise<SubmitOutcome> {
   try {
     return await provider.submit(outbound);
@@ -85,18 +81,18 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
   // The account its job names is read beside the message: one round trip before the submission
   // instead of two. Not needed when the message turns out to be settled, and not trusted for a
   // message of another account.
-  const named = jobAccountId === undefined ? undefined : readAccount(batches, jobAccountId);
+  const named = jobAccountId === undefined ? undefined : batches.accounts.submit(jobAccountId);
   named?.catch(() => {});
   const message = await batches.messages.submit(messageId);
   if (!message || message.status !== 'pending') return 'done';
   const lastTry = retriesSpent || Date.now() - message.created_at.getTime() >= SEND_WINDOW_MS;
-  const [accountActive, accountRoutes] = await (named && jobAccountId === message.account_id ? named : readAccount(batches, message.account_id));
+  const account = await (named && jobAccountId === message.account_id ? named : batches.accounts.submit(message.account_id));
   // A suspended or closed account's messages wait: reactivated within the window, they go out.
-  if (!accountActive) {
+  if (!account.active) {
     if (!lastTry) return 'retry';
     return fail({ type: 'provider_error', code: 'provider_unavailable', message: 'The message was not sent: its account was not active within the send window.' });
   }
-  const eligible = routesFor(accountRoutes, message.to, message.requested_route_id);
+  const eligible = routesFor(account.routes, message.to, message.requested_route_id);
   const routes = message.submitted ? await routesAfterEarlierTries(db, await submissionsOf(db, message.id), eligible) : eligible;
   if (!Array.isArray(routes)) return fail(routes.failWith);
   const outbound = outboundOf(message);

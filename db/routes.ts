@@ -98,8 +98,8 @@ const SENDING_STATE_OF_ACCOUNTS = `
   FROM accounts a LEFT JOIN (account_routes ar JOIN routes r ON r.id = ar.route_id AND r.is_active) ON ar.account_id = a.id
   WHERE a.id = ANY($1::text[]) ORDER BY a.id, ar.priority`;
 
-/** Each account's sending state; an account that does not exist may not send. */
-export async function sendingStateOfAccounts(db: Knex, accountIds: string[]): Promise<Map<string, AccountSendingState>> {
+/** Each account's sending state, in the order of the ids given; an account that does not exist may not send. */
+export async function sendingStateOfAccounts(db: Knex, accountIds: string[]): Promise<AccountSendingState[]> {
   const rows = await runPrepared<RouteRow & { account_id: string; account_active: boolean }>(db, { name: 'sending-state-of-accounts', text: SENDING_STATE_OF_ACCOUNTS, values: [accountIds] });
   const states = new Map<string, AccountSendingState>(accountIds.map((id) => [id, { active: false, routes: [] }]));
   for (const { account_id: accountId, account_active: active, ...route } of rows) {
@@ -107,7 +107,7 @@ export async function sendingStateOfAccounts(db: Knex, accountIds: string[]): Pr
     state.active = active;
     if (route.id !== null) state.routes.push(route as RouteRow);
   }
-  return states;
+  return accountIds.map((id) => states.get(id) as AccountSendingState);
 }
 
 /** Every route assigned to the account, active or not, with its assignment, in failover order. */

@@ -34,11 +34,8 @@ export class SubmissionBatches {
     });
     this.accounts = new Batcher({
       ...BATCH,
-      run: async (accountIds) => {
-        const found = await sendingStateOfAccounts(db, [...new Set(accountIds)]);
-        return accountIds.map((accountId) => found.get(accountId) as AccountSendingState);
-      },
-      runOne: async (accountId) => (await sendingStateOfAccounts(db, [accountId])).get(accountId) as AccountSendingState,
+      run: (accountIds) => sendingStateOfAccounts(db, accountIds),
+      runOne: async (accountId) => (await sendingStateOfAccounts(db, [accountId]))[0],
     });
     this.begun = new Batcher({ ...BATCH, run: (submissions) => beginSubmissions(db, submissions), runOne: ({ messageId, routeId }) => beginSubmission(db, messageId, routeId) });
     this.acceptances = new Batcher({

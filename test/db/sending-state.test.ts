@@ -16,14 +16,15 @@ describe("the send worker's read of its accounts", () => {
     await harness.db('routes').where({ id: inactive }).update({ is_active: false });
     await harness.db('accounts').where({ id: suspended.accountId }).update({ status: 'suspended' });
 
-    const states = await sendingStateOfAccounts(harness.db, [withRoutes.accountId, suspended.accountId, withoutRoutes.accountId, 'acct_none']);
-    const summary = [...states].map(([accountId, { active, routes }]) => [accountId, active, routes.map((route) => route.id)]);
+    const accountIds = [withRoutes.accountId, suspended.accountId, withoutRoutes.accountId, 'acct_none'];
+    const states = await sendingStateOfAccounts(harness.db, accountIds);
+    const summary = states.map(({ active, routes }, index) => [accountIds[index], active, routes.map((route) => route.id)]);
     expect(summary).to.deep.equal([
       [withRoutes.accountId, true, [last, first]],
       [suspended.accountId, false, suspended.routeIds],
       [withoutRoutes.accountId, true, []],
       ['acct_none', false, []],
     ]);
-    expect(states.get(withRoutes.accountId)?.routes[0]).to.include({ id: last, is_active: true, provider: 'simulator', price_per_segment: '0.0100' });
+    expect(states[0].routes[0]).to.include({ id: last, is_active: true, provider: 'simulator', price_per_segment: '0.0100' });
   });
 });

@@ -1,8 +1,8 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { SERVER_SETTINGS, startEmbeddedPostgres } from '../../app/embedded-postgres.ts';
+import { createDatabase } from '../../db/databases.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 
 export interface BenchDatabase {
@@ -10,16 +10,6 @@ export interface BenchDatabase {
   /** Where it runs, for the report. */
   where: string;
   stop: () => Promise<void>;
-}
-
-async function adminQuery(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 /**
@@ -30,10 +20,8 @@ async function adminQuery(serverUrl: string, sql: string): Promise<void> {
 export async function startDatabase(serverUrl: string | undefined): Promise<BenchDatabase> {
   if (serverUrl) {
     const name = `dispatch_bench_${randomBase62(8).toLowerCase()}`;
-    await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    return { url: url.toString(), where: `database ${name} on DATABASE_URL's server`, stop: () => adminQuery(serverUrl, `DROP DATABASE ${name} WITH (FORCE)`) };
+    const { url, drop } = await createDatabase(serverUrl, name);
+    return { url, where: `database ${name} on DATABASE_URL's server`, stop: drop };
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'dispatch-bench-db-'));
   await chmod(dataDir, 0o755);

@@ -2,8 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import pg from 'pg';
 import { call } from '../support/client.ts';
-import { ADMIN_TOKEN, harness, TEST_WEBHOOK_ENV } from '../support/harness.ts';
+import { ADMIN_TOKEN, TEST_WEBHOOK_ENV } from '../support/harness.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
+import { siblingDatabase } from '../support/sibling-database.ts';
 import { eventually, sendingTenant } from '../support/fixtures.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -28,28 +29,21 @@ async function startProcess(databaseUrl: string, extraEnv: Record<string, string
   return { child, baseUrl };
 }
 
-const crashDatabase = () => `${harness.database.name}_crash`;
-
 describe('a Dispatch process killed during a webhook delivery', function () {
   this.timeout(90_000);
-  let admin: pg.Client;
+  let database: Awaited<ReturnType<typeof siblingDatabase>>;
   let databaseUrl: string;
   let receiver: WebhookReceiver;
 
   before(async () => {
-    const server = new URL(harness.database.url);
-    admin = new pg.Client({ connectionString: server.toString() });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${crashDatabase()}`);
-    server.pathname = `/${crashDatabase()}`;
-    databaseUrl = server.toString();
+    database = await siblingDatabase();
+    databaseUrl = database.url;
     receiver = await WebhookReceiver.start();
   });
 
   after(async () => {
     await receiver.stop();
-    await admin.query(`DROP DATABASE IF EXISTS ${crashDatabase()} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   });
 
   it('hands providers an absolute delivery-report URL from PUBLIC_URL when a send job is due at start', async () => {

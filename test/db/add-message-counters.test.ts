@@ -1,22 +1,16 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
-import pg from 'pg';
 import { connect } from '../../db/connection.ts';
-import { harness } from '../support/harness.ts';
+import { siblingDatabase } from '../support/sibling-database.ts';
 
 const MIGRATION = '20261122110000_add_message_counters.ts';
 const migrations: Knex.MigratorConfig = { directory: fileURLToPath(new URL('../../db/migrations', import.meta.url)), loadExtensions: ['.ts'] };
 
 /** A database of its own, migrated up to the migration before `MIGRATION`. */
 async function databaseBefore(run: (db: Knex) => Promise<void>): Promise<void> {
-  const serverUrl = new URL(harness.database.url);
-  const name = `${harness.database.name}_counters`;
-  const admin = new pg.Client({ connectionString: serverUrl.toString() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  serverUrl.pathname = `/${name}`;
-  const db = connect(serverUrl.toString());
+  const database = await siblingDatabase();
+  const db = connect(database.url);
   try {
     for (;;) {
       const [, pending] = (await db.migrate.list(migrations)) as [unknown[], { file: string }[]];
@@ -26,8 +20,7 @@ async function databaseBefore(run: (db: Knex) => Promise<void>): Promise<void> {
     await run(db);
   } finally {
     await db.destroy();
-    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   }
 }
 

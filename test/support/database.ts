@@ -1,8 +1,8 @@
 import { mkdtemp, rm, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../app/embedded-postgres.ts';
+import { createDatabase } from '../../db/databases.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 
 export interface TestDatabase {
@@ -10,16 +10,6 @@ export interface TestDatabase {
   name: string;
   /** Drops the database (and stops an embedded server); keeps it when `keep` is set, answering where it is. */
   dispose: (keep: boolean) => Promise<string | undefined>;
-}
-
-async function adminQuery(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 /**
@@ -37,19 +27,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     serverUrl = embedded.url;
   }
   const name = `dispatch_test_${randomBase62(10).toLowerCase()}`;
-  await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const { url, drop } = await createDatabase(serverUrl, name);
   return {
-    url: url.toString(),
+    url,
     name,
     dispose: async (keep) => {
       if (keep) {
-        if (!embedded) return url.toString();
+        if (!embedded) return url;
         await embedded.stop();
         return `${url} (embedded server under ${dataDir}, stopped)`;
       }
-      await adminQuery(serverUrl, `DROP DATABASE ${name} WITH (FORCE)`);
+      await drop();
       if (embedded) {
         await embedded.stop();
         await rm(dataDir as string, { recursive: true, force: true });

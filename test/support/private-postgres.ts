@@ -4,8 +4,8 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { freePort } from '../../app/free-port.ts';
+import { createDatabase } from '../../db/databases.ts';
 
 const run = promisify(execFile);
 const DEBIAN_ROOT = '/usr/lib/postgresql';
@@ -45,16 +45,7 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
   await asServer('pg_ctl', ['-D', dataDir, '-o', options, '-l', join(root, 'server.log'), '-w', 'start']);
   const serverUrl = `postgres://postgres@127.0.0.1:${port}`;
   return {
-    createDatabase: async (name) => {
-      const client = new pg.Client({ connectionString: `${serverUrl}/postgres` });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
-      return `${serverUrl}/${name}`;
-    },
+    createDatabase: async (name) => (await createDatabase(`${serverUrl}/postgres`, name)).url,
     dump: async (databaseUrl) => (await run(join(bin, 'pg_dump'), ['--no-owner', '--dbname', databaseUrl], { maxBuffer: 256 * 1024 * 1024 })).stdout,
     stop: async () => {
       await asServer('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);

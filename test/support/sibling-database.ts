@@ -1,6 +1,11 @@
+import { fileURLToPath } from 'node:url';
+import type { Knex } from 'knex';
+import { connect } from '../../db/connection.ts';
 import { createDatabase, type CreatedDatabase } from '../../db/databases.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 import { harness } from './harness.ts';
+
+const MIGRATIONS: Knex.MigratorConfig = { directory: fileURLToPath(new URL('../../db/migrations', import.meta.url)), loadExtensions: ['.ts'] };
 
 /**
  * A fresh, empty database on the server of the run's database, for a Dispatch of a test's own
@@ -8,3 +13,26 @@ import { harness } from './harness.ts';
  * same queues), or for migrations run from the start. `drop` removes it.
  */
 export const siblingDatabase = (): Promise<CreatedDatabase> => createDatabase(harness.database.url, `dispatch_sibling_${randomBase62(10).toLowerCase()}`);
+
+/**
+ * Runs `test` on a sibling database migrated up to the one before `migration` (a file of
+ * db/migrations), to see what `migration` does to the rows `test` stores first; `applyIt` runs it.
+ * The database is dropped after.
+ */
+export async function beforeMigration(migration: string, test: (db: Knex, applyIt: () => Promise<void>) => Promise<void>): Promise<void> {
+  const database = await siblingDatabase();
+  const db = connect(database.url);
+  try {
+    for (;;) {
+      const [, pending] = (await db.migrate.list(MIGRATIONS)) as [unknown[], { file: string }[]];
+      if (pending[0].file === migration) break;
+      await db.migrate.up(MIGRATIONS);
+    }
+    await test(db, async () => {
+      await db.migrate.up(MIGRATIONS);
+    });
+  } finally {
+    await db.destroy();
+    await database.drop();
+  }
+}

@@ -5,7 +5,8 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 // An arbitrary constant that names Dispatch's migration lock among the database's advisory locks.
 const MIGRATION_LOCK = 0x6469_7370;
 
-const migrationConfig: Knex.MigratorConfig = { directory: MIGRATIONS_DIR, loadExtensions: ['.ts'] };
+/** Where the migrations are and how they load: for knex's migrator, also when a test steps through them one by one. */
+export const migrationConfig: Knex.MigratorConfig = { directory: MIGRATIONS_DIR, loadExtensions: ['.ts'] };
 
 /**
  * Applies pending migrations while holding a session advisory lock, so that processes starting

@@ -1,11 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { connect } from '../../db/connection.ts';
 import { createDatabase, type CreatedDatabase } from '../../db/databases.ts';
+import { migrationConfig } from '../../db/migrate.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 import { harness } from './harness.ts';
-
-const MIGRATIONS: Knex.MigratorConfig = { directory: fileURLToPath(new URL('../../db/migrations', import.meta.url)), loadExtensions: ['.ts'] };
 
 /**
  * A fresh, empty database on the server of the run's database, for a Dispatch of a test's own
@@ -24,12 +22,12 @@ export async function beforeMigration(migration: string, test: (db: Knex, applyI
   const db = connect(database.url);
   try {
     for (;;) {
-      const [, pending] = (await db.migrate.list(MIGRATIONS)) as [unknown[], { file: string }[]];
+      const [, pending] = (await db.migrate.list(migrationConfig)) as [unknown[], { file: string }[]];
       if (pending[0].file === migration) break;
-      await db.migrate.up(MIGRATIONS);
+      await db.migrate.up(migrationConfig);
     }
     await test(db, async () => {
-      await db.migrate.up(MIGRATIONS);
+      await db.migrate.up(migrationConfig);
     });
   } finally {
     await db.destroy();

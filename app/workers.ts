@@ -8,6 +8,7 @@ import { startWebhookWorker } from '../jobs/deliver-webhook.ts';
 import { attemptReason } from '../jobs/webhook-post.ts';
 import type { DeliveryReport } from '../providers/types.ts';
 import { startJobDispatchers } from '../jobs/job-dispatcher.ts';
+import { startStatsFold } from '../jobs/fold-stats.ts';
 import { startDailyPurge } from '../jobs/purge.ts';
 import { startReconciler } from '../jobs/reconcile.ts';
 import { startSendWorker } from '../jobs/send-message.ts';
@@ -100,6 +101,7 @@ export async function startWorkers({ config, databaseUrl, boss, jobs, metrics, o
     },
   });
   await startDailyPurge(boss, workDb);
+  await startStatsFold(boss, workDb);
   await startReconciler(boss, {
     db: workDb,
     jobs,

@@ -15,6 +15,8 @@ export const QUEUES = {
   dailyPurge: { name: 'daily-purge', options: { retryLimit: 2, retryDelay: 600 } },
   // Every minute: settles messages and webhook deliveries that no live job will move.
   reconcile: { name: 'reconcile', options: { retryLimit: 0, expireInSeconds: 120 } },
+  // Every ten minutes: the statistics' counters of past hours folded from every connection's stripe into one.
+  foldStats: { name: 'fold-stats', options: { retryLimit: 0, expireInSeconds: 600 } },
 } satisfies Record<string, { name: string; options: QueueOptions }>;
 
 export type QueueKey = keyof typeof QUEUES;

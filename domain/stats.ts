@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { forEachPair, readMessageStats, type StatsDimension, type StatsKey, type StatsRow, type StatsSelection } from '../db/message-stats.ts';
+import { foldMessageStats, forEachPair, readMessageStats, type StatsDimension, type StatsKey, type StatsRow, type StatsSelection } from '../db/message-stats.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../db/messages.ts';
 import { invalidRequest } from './errors.ts';
 import { fromUnits, toUnits } from './money.ts';
@@ -99,25 +99,28 @@ const emptyTally = (): Tally => ({
   delivered: 0,
 });
 
-/** One row's sums, its pairs parsed once. */
-function tallyOf(row: StatsRow): Tally {
-  const tally = emptyTally();
-  for (const status of MESSAGE_STATUSES) tally.byStatus[status] = row[status];
-  tally.cost = toUnits(row.cost);
-  forEachPair(row.failures, (code, count) => tally.failures.set(code, (tally.failures.get(code) ?? 0) + count));
-  forEachPair(row.latency, (bucket, count) => {
-    tally.latency[Number(bucket)] += count;
-    tally.delivered += count;
+/** Adds one row's sums to each of `tallies` (its group's and the totals), its pairs parsed once. */
+function addRow(row: StatsRow, tallies: Tally[]): void {
+  const cost = toUnits(row.cost);
+  // Status by status rather than over MESSAGE_STATUSES: a day by hour, route and country adds a hundred rows and more.
+  for (const tally of tallies) {
+    tally.byStatus.pending += row.pending;
+    tally.byStatus.sent += row.sent;
+    tally.byStatus.delivered += row.delivered;
+    tally.byStatus.failed += row.failed;
+    tally.byStatus.undelivered += row.undelivered;
+    tally.cost += cost;
+  }
+  forEachPair(row.failures, (code, count) => {
+    for (const tally of tallies) tally.failures.set(code, (tally.failures.get(code) ?? 0) + count);
   });
-  return tally;
-}
-
-function addTo(sum: Tally, tally: Tally): void {
-  for (const status of MESSAGE_STATUSES) sum.byStatus[status] += tally.byStatus[status];
-  sum.cost += tally.cost;
-  for (const [code, count] of tally.failures) sum.failures.set(code, (sum.failures.get(code) ?? 0) + count);
-  for (let bucket = 0; bucket <= LAST_LATENCY_BUCKET; bucket++) sum.latency[bucket] += tally.latency[bucket];
-  sum.delivered += tally.delivered;
+  forEachPair(row.latency, (bucket, count) => {
+    const index = Number(bucket);
+    for (const tally of tallies) {
+      tally.latency[index] += count;
+      tally.delivered += count;
+    }
+  });
 }
 
 function figuresOf(tally: Tally): StatsFigures {
@@ -127,15 +130,22 @@ function figuresOf(tally: Tally): StatsFigures {
     messages: MESSAGE_STATUSES.reduce((sum, status) => sum + tally.byStatus[status], 0),
     byStatus: tally.byStatus,
     deliveryRate: settled === 0 ? null : Math.round((delivered / settled) * 10_000) / 10_000,
-    failures: [...tally.failures].map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+    // A code whose failures all moved on (a stripe counted one, another took it back) sums to 0.
+    failures: [...tally.failures].filter(([, count]) => count !== 0).map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
     cost: fromUnits(tally.cost),
     latencyMs: { p50: quantile(tally.latency, tally.delivered, 0.5), p95: quantile(tally.latency, tally.delivered, 0.95) },
   };
 }
 
-const KEY_FIELDS = ['period_start', 'account_id', 'route_id', 'country'] as const;
-const keyFields = (row: StatsKey): GroupKey =>
-  Object.fromEntries(KEY_FIELDS.filter((field) => field in row).map((field) => [field, field === 'period_start' ? new Date(row.period_start as number) : row[field]]));
+/** The keys a row's group is shown with: those the selection grouped by. */
+function keyFields(row: StatsKey): GroupKey {
+  const key: GroupKey = {};
+  if (row.period_start !== undefined) key.period_start = new Date(row.period_start);
+  if ('account_id' in row) key.account_id = row.account_id;
+  if ('route_id' in row) key.route_id = row.route_id;
+  if ('country' in row) key.country = row.country;
+  return key;
+}
 
 /** Message statistics of a range from the counters: one account's (customer), or every account's or one's (admin). */
 export async function messageStats(db: Knex, request: StatsRequest, now = new Date()): Promise<Stats> {
@@ -146,12 +156,16 @@ export async function messageStats(db: Knex, request: StatsRequest, now = new Da
   const groups: Stats['groups'] = [];
   const currencies = new Set<string>();
   for (const row of rows) {
-    const tally = tallyOf(row);
-    addTo(totals, tally);
-    for (const currency of [row.min_currency, row.max_currency]) if (currency !== null) currencies.add(currency);
-    if (!grouped) continue;
+    if (row.min_currency !== null) currencies.add(row.min_currency);
+    if (row.max_currency !== null) currencies.add(row.max_currency);
+    if (!grouped) {
+      addRow(row, [totals]);
+      continue;
+    }
+    const tally = emptyTally();
+    addRow(row, [tally, totals]);
     const figures = figuresOf(tally);
-    if (figures.messages > 0) groups.push({ ...keyFields(row), ...figures });
+    if (figures.messages > 0) groups.push(Object.assign(keyFields(row), figures));
   }
   return {
     from: selection.from,
@@ -162,4 +176,20 @@ export async function messageStats(db: Knex, request: StatsRequest, now = new Da
     totals: figuresOf(totals),
     groups,
   };
+}
+
+/** Rows of each counter table moved per fold statement, so that one statement holds its rows briefly. */
+const FOLD_BATCH = 5_000;
+
+/**
+ * Folds the counters of the hours before this one into one row per group: every connection that
+ * counted into an hour left rows of its own stripe there. An hour still takes late delivery
+ * reports after it ends, each into a new stripe row, which a later fold takes in turn. Answers how
+ * many stripe rows it moved (of the larger table).
+ */
+export async function foldStatsStripes(db: Knex, now = new Date()): Promise<number> {
+  const before = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
+  let total = 0;
+  for (let moved = FOLD_BATCH; moved === FOLD_BATCH; total += moved) moved = await foldMessageStats(db, before, FOLD_BATCH);
+  return total;
 }

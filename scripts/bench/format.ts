@@ -6,15 +6,15 @@ export const perSecond = (value: number, unit: string): string => `${Math.round(
 export const ratio = (value: number, suffix = ''): string => (Number.isFinite(value) ? `${value.toFixed(2)}${suffix}` : 'n/a');
 export const count = (value: number): string => value.toLocaleString('en-US');
 /**
- * The machine's CPU time per message handled, how many of its cores were busy for it, and its
- * split between PostgreSQL, Dispatch, the fake upstream and the rest (the load generator, the
- * bench, the machine's own), in ms.
+ * The machine's CPU time per message (or other `unit`) handled, how many of its cores were busy
+ * for it, and its split between PostgreSQL, Dispatch, the fake upstream and the rest (the load
+ * generator, the bench, the machine's own), in ms.
  */
-export function cpuPerMessage(cpu: MachineCpu, messages: number): string {
+export function cpuPerMessage(cpu: MachineCpu, messages: number, unit = 'message'): string {
   const each = (seconds: number) => ((Math.max(0, seconds) * 1000) / messages).toFixed(2);
   const { postgres, dispatch, upstream } = cpu.byRole;
   const rest = cpu.busySeconds - postgres - dispatch - upstream;
-  return `${ms((cpu.busySeconds * 1000) / messages)} of CPU a message (${cpu.busyCores.toFixed(2)} of ${cpu.cores} cores busy): PostgreSQL ${each(postgres)}, Dispatch ${each(dispatch)}, upstream ${each(upstream)}, the rest ${each(rest)} ms`;
+  return `${ms((cpu.busySeconds * 1000) / messages)} of CPU a ${unit} (${cpu.busyCores.toFixed(2)} of ${cpu.cores} cores busy): PostgreSQL ${each(postgres)}, Dispatch ${each(dispatch)}, upstream ${each(upstream)}, the rest ${each(rest)} ms`;
 }
 /** Answers other than 2xx and requests that got none, when there were any. */
 export function refusals(result: { statuses: Record<string, number>; errors: number }): string {

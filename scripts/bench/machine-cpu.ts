@@ -42,12 +42,12 @@ export async function withMachineCpu<T>(run: () => Promise<T>): Promise<{ value:
 /**
  * A diagnosis row: the machine's CPU time per accepted message during a load. Accepting, sending
  * and taking the reports all run during the load, so it is what a message costs the machine at
- * that pace, whatever part of it runs where.
+ * that pace, whatever part of it runs where. A load of reads counts its answered requests instead.
  */
-export const machineCpuRow = (target: string, load: string, cpu: MachineCpu, accepted: number): Row => ({
+export const machineCpuRow = (target: string, load: string, cpu: MachineCpu, handled: number, unit: 'message' | 'request' = 'message'): Row => ({
   target,
-  what: `machine CPU per accepted message during ${load} (diagnosis)`,
-  measured: cpuPerMessage(cpu, accepted),
+  what: `machine CPU per ${unit === 'message' ? 'accepted message' : unit} during ${load} (diagnosis)`,
+  measured: cpuPerMessage(cpu, handled, unit),
   baseline: '',
   ratio: '',
   goal: '',

@@ -65,7 +65,7 @@ export async function seedMessages(pool: pg.Pool, accountId: string, keyId: stri
             LATERAL (SELECT date_trunc('month', now(), 'UTC') + (now() - interval '1 minute' - date_trunc('month', now(), 'UTC')) * (g::float8 / $3) AS at) AS t`,
     [accountId, keyId, count],
   );
-  await countSeeded(pool, accountId, keyId);
+  await countSeeded(pool, accountId, 'bench-seed', keyId);
   await settleSeed(pool, ['messages']);
 }
 
@@ -82,24 +82,25 @@ export async function settleSeed(pool: pg.Pool, tables: string[]): Promise<void>
 }
 
 /**
- * Adds the seeded messages to the counters that Dispatch's own writes keep (per-account counts by
- * status, per-key counts of the current UTC day and month), as its migration backfills them. A
- * schema from before those counters has neither table, and then there is nothing to add.
+ * Adds the seeded messages (those of `reference`) to the counters that Dispatch's own writes keep
+ * (per-account counts by status, and per-key counts of the current UTC day and month when they
+ * were sent through `keyId`), as its migration backfills them. A schema from before those
+ * counters has neither table, and then there is nothing to add.
  */
-async function countSeeded(pool: pg.Pool, accountId: string, keyId: string): Promise<void> {
+export async function countSeeded(pool: pg.Pool, accountId: string, reference: string, keyId?: string): Promise<void> {
   const { rows } = await pool.query(`SELECT to_regclass('message_counts') IS NOT NULL AS accounts, to_regclass('key_send_counts') IS NOT NULL AS keys`);
   if (rows[0].accounts) {
     await pool.query(
       `INSERT INTO message_counts AS c (account_id, stripe, pending, sent, delivered, failed, undelivered)
        SELECT $1, 0, count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = 'sent'), count(*) FILTER (WHERE status = 'delivered'),
               count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE status = 'undelivered')
-         FROM messages WHERE account_id = $1 AND reference = 'bench-seed'
+         FROM messages WHERE account_id = $1 AND reference = $2
        ON CONFLICT (account_id, stripe) DO UPDATE SET pending = c.pending + excluded.pending, sent = c.sent + excluded.sent,
          delivered = c.delivered + excluded.delivered, failed = c.failed + excluded.failed, undelivered = c.undelivered + excluded.undelivered`,
-      [accountId],
+      [accountId, reference],
     );
   }
-  if (rows[0].keys) {
+  if (rows[0].keys && keyId !== undefined) {
     await pool.query(
       `INSERT INTO key_send_counts AS c (api_key_id, period, starts_on, count)
        SELECT $1, p.period, p.starts_on, count(*)

@@ -15,19 +15,19 @@ const startOfHour = (ms: number) => new Date(Math.floor(ms / HOUR_MS) * HOUR_MS)
 const threeHoursAgo = () => new Date(startOfHour(Date.now()).getTime() - 3 * HOUR_MS + 60_000);
 
 /** The tenant's counter rows of both tables: whether their hour is one a fold at `now` takes (one before now's), and their stripe. */
-async function stripesOf(db: Knex, accountId: string, now: Date): Promise<{ table: string; folded: boolean; stripe: number }[]> {
+async function stripesOf(db: Knex, accountId: string, now: Date): Promise<{ table: string; past: boolean; stripe: number }[]> {
   const { rows } = await db.raw(
     `WITH counters AS (
        SELECT 'message_stats' AS table, hour, stripe FROM message_stats WHERE account_id = :accountId
        UNION ALL SELECT 'message_stat_details', hour, stripe FROM message_stat_details WHERE account_id = :accountId
      )
-     SELECT "table", hour < (:cutoff::timestamptz AT TIME ZONE 'UTC') AS folded, stripe FROM counters`,
+     SELECT "table", hour < (:cutoff::timestamptz AT TIME ZONE 'UTC') AS past, stripe FROM counters`,
     { accountId, cutoff: startOfHour(now.getTime()).toISOString() },
   );
   return rows;
 }
 
-const unfoldedPastRows = async (tenant: Tenant, now: Date) => (await stripesOf(harness.db, tenant.accountId, now)).filter((row) => row.folded && row.stripe !== 0);
+const unfoldedPastRows = async (tenant: Tenant, now: Date) => (await stripesOf(harness.db, tenant.accountId, now)).filter((row) => row.past && row.stripe !== 0);
 
 /** Messages of `tenant` three hours ago, counted from two connections at once (two stripes), and one of this hour. */
 async function countedFromTwoConnections(tenant: Tenant): Promise<void> {
@@ -93,9 +93,9 @@ describe('folding the statistics counters of past hours', () => {
 
     expect((await statsAndScan(tenant)).stats).to.deep.equal(before.stats);
     const stripes = await stripesOf(harness.db, tenant.accountId, now);
-    expect(stripes.filter((row) => row.folded).map((row) => row.stripe)).to.satisfy((folded: number[]) => folded.length >= 3 && folded.every((stripe) => stripe === 0));
+    expect(stripes.filter((row) => row.past).map((row) => row.stripe)).to.satisfy((folded: number[]) => folded.length >= 3 && folded.every((stripe) => stripe === 0));
     // This hour's counters stay on their connections' stripes.
-    expect(stripes.filter((row) => !row.folded).map((row) => row.stripe)).to.satisfy((current: number[]) => current.length > 0 && current.every((stripe) => stripe !== 0));
+    expect(stripes.filter((row) => !row.past).map((row) => row.stripe)).to.satisfy((current: number[]) => current.length > 0 && current.every((stripe) => stripe !== 0));
   });
 
   it('adds what an hour counts after its fold to stripe 0 at the next fold', async () => {

@@ -127,17 +127,20 @@ const FOLDED = [
 ];
 
 /**
- * Moves up to `limit` stripe rows of hours before $1 into stripe 0, in one statement: the rows
- * are deleted and their sums added to stripe 0 in one snapshot, so a read sees the same totals
- * before and after. A row that a transaction holds (a late delivery report counting into its
- * hour) is skipped, so a fold never waits for the send path; and since only folds write stripe 0,
- * the send path waits for a fold at most on a row the fold has taken, for one statement.
+ * Moves up to `limit` stripe rows into stripe 0, in one statement: those of the hours before $1,
+ * and those of any hour whose backend has exited (pools close idle connections, and the next
+ * connection counts on a stripe of its own). The rows are deleted and their sums added to stripe
+ * 0 in one snapshot, so a read sees the same totals before and after. A row that a transaction
+ * holds (a late delivery report counting into its hour) is skipped, so a fold never waits for the
+ * send path; and since only folds write stripe 0, the send path waits for a fold at most on a row
+ * the fold has taken, for one statement.
  */
 function foldStatement({ table, keys, sums }: (typeof FOLDED)[number]): string {
   const row = [...keys, 'stripe'];
   return `WITH picked AS (
        SELECT ${row.join(', ')} FROM ${table}
-       WHERE stripe <> 0 AND hour < ($1::timestamptz AT TIME ZONE 'UTC')
+       WHERE stripe <> 0
+         AND (hour < ($1::timestamptz AT TIME ZONE 'UTC') OR stripe NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL))
        ORDER BY hour LIMIT $2
        FOR UPDATE SKIP LOCKED
      ), moved AS (
@@ -152,8 +155,8 @@ function foldStatement({ table, keys, sums }: (typeof FOLDED)[number]): string {
 }
 
 /**
- * Folds the stripe rows of the hours before `before` into stripe 0, up to `limit` rows of each
- * table (message_stats and message_stat_details); answers the larger of the two counts moved, so
+ * Folds the stripe rows of the hours before `before`, and those of backends that have exited,
+ * into stripe 0, up to `limit` rows of each table (message_stats and message_stat_details); answers the larger of the two counts moved, so
  * that a caller folds again while it equals `limit`.
  */
 export async function foldMessageStats(db: Knex, before: Date, limit: number): Promise<number> {

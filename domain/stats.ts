@@ -183,9 +183,10 @@ const FOLD_BATCH = 5_000;
 
 /**
  * Folds the counters of the hours before this one into one row per group: every connection that
- * counted into an hour left rows of its own stripe there. An hour still takes late delivery
- * reports after it ends, each into a new stripe row, which a later fold takes in turn. Answers how
- * many stripe rows it moved (of the larger table).
+ * counted into an hour left rows of its own stripe there. This hour's rows are left to the
+ * connections that write them, but for those of connections that have closed. An hour still takes
+ * late delivery reports after it ends, each into a new stripe row, which a later fold takes in
+ * turn. Answers how many stripe rows it moved (of the larger table).
  */
 export async function foldStatsStripes(db: Knex, now = new Date()): Promise<number> {
   const before = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
+import { connect } from '../../db/connection.ts';
 import { foldMessageStats } from '../../db/message-stats.ts';
 import { insertMessages, moveMessageStatus } from '../../db/messages.ts';
 import { QUEUES } from '../../db/queues.ts';
@@ -136,6 +137,34 @@ describe('folding the statistics counters of past hours', () => {
     expect(await unfoldedPastRows(tenant, now)).to.be.empty;
     const { stats, scan } = await statsAndScan(tenant);
     expect(byStatusOf(stats)).to.deep.equal(scan);
+  });
+
+  it("folds this hour's rows of a connection that has closed, and leaves those of a connection still open", async () => {
+    const now = new Date();
+    const tenant = await createTenant();
+    const [closed, open] = [connect(harness.database.url, 1), connect(harness.database.url, 1)];
+    try {
+      const stripeOf = async (db: Knex) => ((await db.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid as number);
+      const [closedStripe, openStripe] = [await stripeOf(closed), await stripeOf(open)];
+      await closed.transaction((trx) => storeMessageIn(trx, tenant, 'US', now));
+      await open.transaction((trx) => storeMessageIn(trx, tenant, 'GB', now));
+      await closed.destroy();
+      await eventually(
+        async () => (await harness.db.raw('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ?', [closedStripe])).rows[0].n as number,
+        (n) => n === 0,
+        { what: 'the closed connection to end' },
+      );
+      const before = await statsAndScan(tenant);
+
+      await foldStatsStripes(harness.db, now);
+      const stripes = (await stripesOf(harness.db, tenant.accountId, now)).filter((row) => !row.past).map((row) => row.stripe);
+      expect(stripes).to.include(openStripe).and.not.include(closedStripe);
+      expect(stripes).to.include(0);
+      expect((await statsAndScan(tenant)).stats).to.deep.equal(before.stats);
+    } finally {
+      await closed.destroy();
+      await open.destroy();
+    }
   });
 
   it('moves at most the rows it is given at a time', async () => {

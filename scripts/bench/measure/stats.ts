@@ -6,6 +6,7 @@ import { count, ms, perSecond, refusals } from '../format.ts';
 import { runLoad } from '../load.ts';
 import { machineCpuRow, withMachineCpu } from '../machine-cpu.ts';
 import { countSeeded, settleSeed } from '../message-log.ts';
+import type { Tenant } from '../tenant.ts';
 
 const CONNECTIONS = 8;
 const COUNTRIES = [
@@ -84,27 +85,39 @@ export async function statsTotalsExact(pool: pg.Pool, accountId: string, stats: 
   return { exact, answered: stats.totals.messages, counted: rows.reduce((sum, row) => sum + (row.n as number), 0) };
 }
 
-/** GET /stats and GET /admin/stats over an account of 10,000,000 messages (50,000 with --quick), 8 connections, p99 of each after a warm-up of it, and the machine's CPU per request. */
-export async function measureStats(bench: Bench, adminToken: string): Promise<Measurement> {
-  const seeded = bench.options.durations.seededStatsMessages;
-  const tenant = await bench.tenant('stats', 10);
+/**
+ * Seeds the account from `seedPool`'s connections, then folds as Dispatch's job (every ten
+ * minutes) would have: the hours before this one into one stripe. This hour keeps the stripes of
+ * the seeding connections, which stay open, as a running service's do, until the reads are done.
+ */
+async function seedAsServed(bench: Bench, seedPool: pg.Pool, accountId: string, seeded: number) {
   log(`stats: seeding ${count(seeded)} messages over the last 24 hours from ${SEED_STRIPES} connections (INSERT ... SELECT into messages: the trigger fills the counters), then VACUUM ANALYZE and CHECKPOINT`);
   const started = Date.now();
-  const seedPool = new pg.Pool({ connectionString: bench.pool.options.connectionString, max: SEED_STRIPES });
-  try {
-    await seedStatsMessages(seedPool, tenant.accountId, [bench.routeId], seeded, SEED_STRIPES);
-  } finally {
-    await seedPool.end();
-  }
+  await seedStatsMessages(seedPool, accountId, [bench.routeId], seeded, SEED_STRIPES);
   const seedSeconds = Math.round((Date.now() - started) / 1000);
-  // The hours before the last, folded into one stripe as Dispatch's fold job (every ten minutes) would have.
   const db = connect(bench.pool.options.connectionString as string, 2);
   const folded = await foldStatsStripes(db).finally(() => db.destroy());
   // Left to autovacuum, the seeded rows would be vacuumed during the measurement.
   await settleSeed(bench.pool, ['messages', 'message_stats', 'message_stat_details']);
-  const stripes = await stripesOfLastHours(bench.pool, tenant.accountId);
+  const stripes = await stripesOfLastHours(bench.pool, accountId);
   log(`  seeded in ${seedSeconds} s; ${count(folded)} counter rows folded; counter rows of the last two hours have ${stripes} stripes`);
+  return { seeded, seedSeconds, seedStripes: SEED_STRIPES, folded, stripesOfLastHours: stripes };
+}
 
+/** GET /stats and GET /admin/stats over an account of 10,000,000 messages (50,000 with --quick), 8 connections, p99 of each after a warm-up of it, and the machine's CPU per request. */
+export async function measureStats(bench: Bench, adminToken: string): Promise<Measurement> {
+  const seeded = bench.options.durations.seededStatsMessages;
+  const tenant = await bench.tenant('stats', 10);
+  const seedPool = new pg.Pool({ connectionString: bench.pool.options.connectionString, max: SEED_STRIPES, idleTimeoutMillis: 0 });
+  try {
+    return await measureReads(bench, adminToken, tenant, await seedAsServed(bench, seedPool, tenant.accountId, seeded));
+  } finally {
+    await seedPool.end();
+  }
+}
+
+/** The three reads, each after a warm-up of it, with the machine's CPU per request and a check of the totals. */
+async function measureReads(bench: Bench, adminToken: string, tenant: Tenant, seed: Awaited<ReturnType<typeof seedAsServed>>): Promise<Measurement> {
   const { listSeconds: seconds, warmupSeconds } = bench.options.durations;
   const queries = [
     { name: 'GET /stats', path: '/stats', keys: tenant.keys },
@@ -112,7 +125,7 @@ export async function measureStats(bench: Bench, adminToken: string): Promise<Me
     { name: 'GET /admin/stats by account', path: '/admin/stats?group_by=account', keys: [adminToken] },
   ];
   const rows: Measurement['rows'] = [];
-  const figures: Record<string, unknown> = { seeded, seedSeconds, seedStripes: SEED_STRIPES, folded, stripesOfLastHours: stripes };
+  const figures: Record<string, unknown> = { ...seed };
   for (const query of queries) {
     log(`stats: ${query.name}, ${CONNECTIONS} connections, ${seconds} s after a warm-up of ${warmupSeconds} s`);
     const job = { urls: bench.apiUrls(query.path), method: 'GET' as const, keys: query.keys, connections: CONNECTIONS, durationSeconds: seconds };
@@ -123,7 +136,7 @@ export async function measureStats(bench: Bench, adminToken: string): Promise<Me
     figures[query.name] = { result, total, cpu };
     rows.push({
       target: 'stats',
-      what: `${query.name}, ${count(seeded)} messages seeded by INSERT ... SELECT from ${SEED_STRIPES} connections (trigger-filled counters, past hours folded), ${CONNECTIONS} connections`,
+      what: `${query.name}, ${count(seed.seeded)} messages seeded by INSERT ... SELECT from ${SEED_STRIPES} connections (trigger-filled counters, past hours folded), ${CONNECTIONS} connections`,
       measured: `p99 ${ms(result.latency.p99)} (p50 ${ms(result.latency.p50)}, ${perSecond(result.okPerSecond, 'req')}${refusals(result)}); totals ${total.exact ? 'exact' : `${total.answered}, not ${total.counted}`}`,
       baseline: '',
       ratio: '',

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { runPrepared } from './batching.ts';
+import { STRIPE_OF_EXITED_BACKEND } from './messages.ts';
 
 /**
  * Reads the message statistics that the triggers of migration 20261124040000 keep in
@@ -140,7 +141,7 @@ function foldStatement({ table, keys, sums }: (typeof FOLDED)[number]): string {
   return `WITH picked AS (
        SELECT ${row.join(', ')} FROM ${table}
        WHERE stripe <> 0
-         AND (hour < ($1::timestamptz AT TIME ZONE 'UTC') OR stripe NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL))
+         AND (hour < ($1::timestamptz AT TIME ZONE 'UTC') OR ${STRIPE_OF_EXITED_BACKEND})
        ORDER BY hour LIMIT $2
        FOR UPDATE SKIP LOCKED
      ), moved AS (

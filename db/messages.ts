@@ -69,6 +69,9 @@ export async function insertMessages(db: Knex, rows: NewMessage[]): Promise<Mess
   return runPrepared<MessageRow>(db, { name: statementName('insert-messages', text), text, values: [JSON.stringify(rows)] });
 }
 
+/** A counter row's stripe is that of a backend that has exited: no connection writes it any more. */
+export const STRIPE_OF_EXITED_BACKEND = 'stripe NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL)';
+
 /**
  * Folds into stripe 0 the count rows that backends no longer alive left for the account. A live
  * backend keeps its row, so folding never makes busy connections insert theirs again; a row
@@ -80,7 +83,7 @@ export async function foldMessageCounts(db: Knex, accountId: string): Promise<vo
     `WITH folded AS (
        DELETE FROM message_counts WHERE account_id = :accountId AND stripe IN (
          SELECT stripe FROM message_counts
-         WHERE account_id = :accountId AND stripe <> 0 AND stripe NOT IN (SELECT pid FROM pg_stat_activity WHERE pid IS NOT NULL)
+         WHERE account_id = :accountId AND stripe <> 0 AND ${STRIPE_OF_EXITED_BACKEND}
          FOR UPDATE SKIP LOCKED)
        RETURNING *)
      ${addToCounts(`SELECT :accountId, 0, ${MESSAGE_STATUSES.map((status) => `sum(${status})`).join(', ')} FROM folded HAVING count(*) > 0`)}`,

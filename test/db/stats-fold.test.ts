@@ -2,9 +2,8 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { connect } from '../../db/connection.ts';
 import { foldMessageStats } from '../../db/message-stats.ts';
-import { insertMessages, moveMessageStatus } from '../../db/messages.ts';
+import { moveMessageStatus } from '../../db/messages.ts';
 import { QUEUES } from '../../db/queues.ts';
-import { newId } from '../../domain/ids.ts';
 import { foldStatsStripes, messageStats, type StatsRequest } from '../../domain/stats.ts';
 import { createTenant, eventually, storeMessages, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
@@ -37,7 +36,8 @@ async function countedFromTwoConnections(tenant: Tenant): Promise<void> {
   const created_at = threeHoursAgo();
   const ids: string[] = [];
   try {
-    ids.push(await storeMessageIn(first, tenant, 'US', created_at), await storeMessageIn(second, tenant, 'GB', created_at));
+    // Each written in a transaction of its own, so counted on its connection's stripe.
+    ids.push(...(await storeMessages(tenant, [{ status: 'pending', country: 'US', created_at }], first)), ...(await storeMessages(tenant, [{ status: 'pending', country: 'GB', created_at }], second)));
     await first.commit();
     await second.commit();
   } finally {
@@ -48,16 +48,6 @@ async function countedFromTwoConnections(tenant: Tenant): Promise<void> {
   await moveMessageStatus(harness.db, ids[0], 'pending', 'delivered', { delivered_at: new Date(created_at.getTime() + 2000) });
   await moveMessageStatus(harness.db, ids[1], 'pending', 'failed', { cost: '0.0000', error: { type: 'provider_error', code: 'provider_rejected', message: 'No' } });
   await storeMessages(tenant, [{ status: 'pending' }]);
-}
-
-/** A pending message of `tenant` created at `created_at`, written in `trx`, so that the stripe it is counted on is that connection's. */
-async function storeMessageIn(trx: Knex.Transaction, tenant: Tenant, country: string, created_at: Date): Promise<string> {
-  const [stored] = await insertMessages(trx, [{
-    id: newId('msg'), account_id: tenant.accountId, api_key_id: tenant.keyId, to: '+14155550123', from: 'Dispatch', body: 'Hello', status: 'pending',
-    encoding: 'GSM-7', segments: 1, cost: '0.0075', currency: 'USD', country, route_id: null, requested_route_id: null, error: null, reference: null,
-  }]);
-  await trx('messages').where({ id: stored.id }).update({ created_at });
-  return stored.id;
 }
 
 const lastFourHours = (tenant: Tenant): StatsRequest => ({
@@ -146,8 +136,8 @@ describe('folding the statistics counters of past hours', () => {
     try {
       const stripeOf = async (db: Knex) => ((await db.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid as number);
       const [closedStripe, openStripe] = [await stripeOf(closed), await stripeOf(open)];
-      await closed.transaction((trx) => storeMessageIn(trx, tenant, 'US', now));
-      await open.transaction((trx) => storeMessageIn(trx, tenant, 'GB', now));
+      await closed.transaction((trx) => storeMessages(tenant, [{ status: 'pending', country: 'US', created_at: now }], trx));
+      await open.transaction((trx) => storeMessages(tenant, [{ status: 'pending', country: 'GB', created_at: now }], trx));
       await closed.destroy();
       await eventually(
         async () => (await harness.db.raw('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ?', [closedStripe])).rows[0].n as number,

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { insertMessages, type NewMessage } from '../../db/messages.ts';
 import { newId, randomBase62 } from '../../domain/ids.ts';
 import { call } from './client.ts';
@@ -35,9 +36,10 @@ export async function createAdminKey(accountId: string, body: Record<string, unk
 
 /**
  * Messages written straight into the table, with whatever status and time a test needs (the
- * send path makes them pending and now). Answers their ids.
+ * send path makes them pending and now), through `db` (a transaction, to count them on its
+ * connection's stripe). Answers their ids.
  */
-export async function storeMessages(tenant: Tenant, specs: (Partial<NewMessage> & { created_at?: Date | string })[]): Promise<string[]> {
+export async function storeMessages(tenant: Tenant, specs: (Partial<NewMessage> & { created_at?: Date | string })[], db: Knex = harness.db): Promise<string[]> {
   const rows = specs.map(({ created_at, ...spec }) => ({
     id: newId('msg'),
     account_id: tenant.accountId,
@@ -56,9 +58,9 @@ export async function storeMessages(tenant: Tenant, specs: (Partial<NewMessage> 
     reference: null,
     ...spec,
   }));
-  await insertMessages(harness.db, rows);
+  await insertMessages(db, rows);
   for (const [index, spec] of specs.entries()) {
-    if (spec.created_at !== undefined) await harness.db('messages').where({ id: rows[index].id }).update({ created_at: spec.created_at });
+    if (spec.created_at !== undefined) await db('messages').where({ id: rows[index].id }).update({ created_at: spec.created_at });
   }
   return rows.map((row) => row.id);
 }

@@ -78,8 +78,9 @@ export async function ledgerSum(db: Knex, accountId: string): Promise<string> {
 /**
  * Locks the account's row for the rest of the transaction and answers its balance. FOR NO KEY
  * UPDATE, as an UPDATE of the balance takes: FOR UPDATE would also wait for the key-share locks
- * that inserting the account's messages takes (their foreign key), so two transactions that had
- * each inserted messages deadlocked here (seen under `npm run bench`'s concurrent sends).
+ * that inserting rows which reference the account takes (their foreign keys), so two transactions
+ * that had each inserted messages deadlocked here (seen under `npm run bench`'s concurrent sends,
+ * before migration 20261126020000 dropped the messages' key).
  */
 export async function lockBalance(trx: Knex, accountId: string): Promise<string> {
   const row = await trx('accounts').where({ id: accountId }).forNoKeyUpdate().first('balance');

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { foldMessageStats, forEachPair, readMessageStats, type StatsDimension, type StatsKey, type StatsRow, type StatsSelection } from '../db/message-stats.ts';
+import { foldMessageStats, forEachBucketCount, forEachPair, readMessageStats, type StatsDimension, type StatsKey, type StatsRow, type StatsSelection } from '../db/message-stats.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../db/messages.ts';
 import { invalidRequest } from './errors.ts';
 import { fromUnits, toUnits } from './money.ts';
@@ -58,7 +58,7 @@ function selectionOf(request: StatsRequest, now: Date): StatsSelection {
 }
 
 /**
- * The latency buckets the counting trigger uses (migration 20261124040000): bucket 0 is under
+ * The latency buckets the counting trigger uses (migrations 20261124040000 and 20261126030000): bucket 0 is under
  * 50 ms, bucket i is [50 ms * 2^((i-1)/2), 50 ms * 2^(i/2)), the last is open-ended.
  */
 const LAST_LATENCY_BUCKET = 34;
@@ -114,10 +114,9 @@ function addRow(row: StatsRow, tallies: Tally[]): void {
   forEachPair(row.failures, (code, count) => {
     for (const tally of tallies) tally.failures.set(code, (tally.failures.get(code) ?? 0) + count);
   });
-  forEachPair(row.latency, (bucket, count) => {
-    const index = Number(bucket);
+  forEachBucketCount(row.latency, (bucket, count) => {
     for (const tally of tallies) {
-      tally.latency[index] += count;
+      tally.latency[bucket] += count;
       tally.delivered += count;
     }
   });

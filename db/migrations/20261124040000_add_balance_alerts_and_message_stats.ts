@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
  * 50 ms, bucket i (1..33) is [50 ms * 2^((i-1)/2), 50 ms * 2^(i/2)), bucket 34 is everything
  * above (from about 77 minutes). domain/stats.ts reads them with the same edges.
  */
-const keyed = (changes: string) => `
+export const keyed = (changes: string) => `
   keyed AS (
     SELECT sign, account_id, date_trunc('hour', created_at AT TIME ZONE 'UTC') AS hour, coalesce(route_id, 0) AS route_id,
            coalesce(country, '') AS country, status, cost,
@@ -23,7 +23,7 @@ const keyed = (changes: string) => `
     FROM ${changes} AS changes
   )`;
 
-const addToStats = (changes: string, stripe: string) => `
+export const addToStats = (changes: string, stripe: string) => `
   WITH ${keyed(changes)},
   details AS (
     INSERT INTO message_stat_details AS d (account_id, hour, route_id, country, stripe, kind, key, count)
@@ -47,6 +47,29 @@ const COLUMNS = 'account_id, created_at, route_id, country, status, cost, error,
 // Only what the statistics read: an update of attempts or provider_message_id alone adds nothing.
 const STATS_READ = ['status', 'cost', 'route_id', "error->>'code'", 'delivered_at', 'created_at', 'country'];
 const STATS_CHANGED = `(${STATS_READ.map((column) => `o.${column}`).join(', ')}) IS DISTINCT FROM (${STATS_READ.map((column) => `n.${column}`).join(', ')})`;
+
+/**
+ * The two trigger functions, counting with `add` (changes, stripe): exported for the migrations
+ * that change how the counters are kept.
+ */
+export const countingFunctions = (add: (changes: string, stripe: string) => string) => `
+    CREATE OR REPLACE FUNCTION count_inserted_messages() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      ${add(`(SELECT 1 AS sign, ${COLUMNS} FROM inserted_messages)`, 'pg_backend_pid()')};
+      RETURN NULL;
+    END $$;
+
+    CREATE OR REPLACE FUNCTION count_moved_messages() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      ${add(
+        `(SELECT -1 AS sign, ${COLUMNS.split(', ').map((column) => `o.${column}`).join(', ')} FROM old_messages o JOIN new_messages n USING (id) WHERE ${STATS_CHANGED}
+          UNION ALL
+          SELECT 1, ${COLUMNS.split(', ').map((column) => `n.${column}`).join(', ')} FROM old_messages o JOIN new_messages n USING (id) WHERE ${STATS_CHANGED})`,
+        'pg_backend_pid()',
+      )};
+      RETURN NULL;
+    END $$;
+`;
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -97,23 +120,7 @@ export async function up(knex: Knex): Promise<void> {
     );
     CREATE INDEX message_stat_details_hour_idx ON message_stat_details (hour);
 
-    CREATE FUNCTION count_inserted_messages() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      ${addToStats(`(SELECT 1 AS sign, ${COLUMNS} FROM inserted_messages)`, 'pg_backend_pid()')};
-      RETURN NULL;
-    END $$;
-
-    CREATE FUNCTION count_moved_messages() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      ${addToStats(
-        `(SELECT -1 AS sign, ${COLUMNS.split(', ').map((column) => `o.${column}`).join(', ')} FROM old_messages o JOIN new_messages n USING (id) WHERE ${STATS_CHANGED}
-          UNION ALL
-          SELECT 1, ${COLUMNS.split(', ').map((column) => `n.${column}`).join(', ')} FROM old_messages o JOIN new_messages n USING (id) WHERE ${STATS_CHANGED})`,
-        'pg_backend_pid()',
-      )};
-      RETURN NULL;
-    END $$;
-
+    ${countingFunctions(addToStats)}
     -- Backfilled from the messages as they stand: no message may be written meanwhile.
     LOCK TABLE messages IN SHARE MODE;
     ${addToStats(`(SELECT 1 AS sign, ${COLUMNS} FROM messages)`, '0')};

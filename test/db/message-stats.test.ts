@@ -1,13 +1,12 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { forEachPair, readMessageStats } from '../../db/message-stats.ts';
+import { forEachBucketCount, forEachPair, readMessageStats } from '../../db/message-stats.ts';
 import { insertMessages, moveMessageStatus, type NewMessage } from '../../db/messages.ts';
 import { newId } from '../../domain/ids.ts';
 import { createTenant, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 import { beforeMigration } from '../support/sibling-database.ts';
 
-const MIGRATION = '20261124040000_add_balance_alerts_and_message_stats.ts';
 
 const message = (tenant: Tenant, spec: Partial<NewMessage> = {}): NewMessage => ({
   id: newId('msg'),
@@ -34,6 +33,17 @@ const pairs = (text: string | null) => {
   forEachPair(text, (key, count) => found.push([key, count]));
   return found;
 };
+
+/** The delivered messages of a row's latency arrays, added up by bucket: [bucket, count] of each bucket counted. */
+const buckets = (text: string | null) => {
+  const sums = new Map<number, number>();
+  forEachBucketCount(text, (bucket, count) => sums.set(bucket, (sums.get(bucket) ?? 0) + count));
+  return [...sums].filter(([, count]) => count !== 0).sort(([a], [b]) => a - b);
+};
+
+/** The account's counters over the last day and the next hour, every group and stripe added up. */
+const wholeDayOf = async (db: Knex, accountId: string) =>
+  (await readMessageStats(db, { accountId, from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 3_600_000), interval: null, groupBy: [] }))[0];
 
 /** The details the triggers keep for an account, summed over stripes and hours: [country, kind, key, count]. */
 async function detailsOf(db: Knex, accountId: string): Promise<[string, string, string, number][]> {
@@ -84,7 +94,19 @@ describe('the message statistics triggers', () => {
     const [stored] = await insertMessages(harness.db, [message(tenant)]);
     // 2 s: 2 * log2(2000 / 50) = 10.6, so bucket 11, [1,600 ms, 2,263 ms).
     await moveMessageStatus(harness.db, stored.id, 'pending', 'delivered', { delivered_at: new Date(stored.created_at.getTime() + 2000) });
-    expect((await countersAndScan(harness.db, tenant.accountId)).details).to.deep.equal([['US', 'latency', '11', 1]]);
+    expect(buckets((await wholeDayOf(harness.db, tenant.accountId)).latency)).to.deep.equal([[11, 1]]);
+    expect((await countersAndScan(harness.db, tenant.accountId)).details).to.deep.equal([]);
+  });
+
+  it('take a delivery back from its bucket when its message moves to another hour', async () => {
+    const tenant = await createTenant();
+    const [stored] = await insertMessages(harness.db, [message(tenant)]);
+    await moveMessageStatus(harness.db, stored.id, 'pending', 'delivered', { delivered_at: new Date(stored.created_at.getTime() + 2000) });
+    // Moved back two days, so its delivery took two days: out of the range, and out of bucket 11.
+    await harness.db('messages').where({ id: stored.id }).update({ created_at: new Date(stored.created_at.getTime() - 2 * 86_400_000) });
+    expect(buckets((await wholeDayOf(harness.db, tenant.accountId)).latency)).to.deep.equal([]);
+    const [threeDays] = await readMessageStats(harness.db, { accountId: tenant.accountId, from: new Date(Date.now() - 3 * 86_400_000), to: new Date(Date.now() + 3_600_000), interval: null, groupBy: [] });
+    expect(buckets(threeDays.latency)).to.deep.equal([[34, 1]]);
   });
 
   it('let two transactions count messages of one account at once, each on its own stripe', async () => {
@@ -113,7 +135,7 @@ describe('the migration that adds message statistics', function () {
   this.timeout(60_000);
 
   it('backfills the counters from the messages already stored', async () => {
-    await beforeMigration(MIGRATION, async (db, applyIt) => {
+    await beforeMigration('20261124040000_add_balance_alerts_and_message_stats.ts', async (db, applyIt) => {
       await db('accounts').insert({ id: 'acct_a', email: 'a@example.com', name: 'A' });
       const base = { account_id: 'acct_a', to: '+12127000042', from: 'Dispatch', body: 'Hi', encoding: 'GSM-7', segments: 1, currency: 'USD' };
       const created = new Date();
@@ -123,10 +145,42 @@ describe('the migration that adds message statistics', function () {
         { ...base, id: 'msg_3', status: 'pending', cost: 0.01 },
       ]);
       await applyIt();
-      const [all] = await readMessageStats(db, { accountId: 'acct_a', from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 3_600_000), interval: null, groupBy: [] });
-      expect([all.pending, all.delivered, all.undelivered, Number(all.cost), pairs(all.failures), pairs(all.latency)]).to.deep.equal([1, 1, 1, 0.03, [['undelivered', 1]], [['0', 1]]]);
+      // Read as they were then: the read of today's code needs the migrations after it.
+      const [all] = await db('message_stats').where({ account_id: 'acct_a' }).select('stripe', 'pending', 'delivered', 'undelivered', db.raw('cost::float AS cost'));
+      expect([all.stripe, Number(all.pending), Number(all.delivered), Number(all.undelivered), all.cost]).to.deep.equal([0, 1, 1, 1, 0.03]);
       expect(await detailsOf(db, 'acct_a')).to.deep.equal([[null, 'failure', 'undelivered', 1], [null, 'latency', '0', 1]]);
-      expect((await db('message_stats').select('stripe')).map((row) => row.stripe)).to.deep.equal([0]);
+    });
+  });
+});
+
+describe('the migration that counts latency buckets in message_stats', function () {
+  this.timeout(60_000);
+
+  it("moves each stripe's bucket rows into its counter row's array, and keeps the failures", async () => {
+    await beforeMigration('20261126030000_count_latency_buckets_in_message_stats.ts', async (db, applyIt) => {
+      await db('accounts').insert({ id: 'acct_a', email: 'a@example.com', name: 'A' });
+      const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString().slice(0, 19);
+      const row = { account_id: 'acct_a', hour, route_id: 0, country: 'US' };
+      const counters = { pending: 0, sent: 0, failed: 0, undelivered: 0, cost: 0 };
+      await db('message_stats').insert([{ ...row, ...counters, stripe: 0, delivered: 3 }, { ...row, ...counters, stripe: 7, delivered: 0, undelivered: 1 }]);
+      await db('message_stat_details').insert([
+        { ...row, stripe: 0, kind: 'latency', key: '2', count: 2 },
+        { ...row, stripe: 0, kind: 'latency', key: '34', count: 1 },
+        // Stripe 9's counter row was folded, its bucket row not yet.
+        { ...row, stripe: 9, kind: 'latency', key: '2', count: 4 },
+        { ...row, stripe: 7, kind: 'failure', key: 'undelivered', count: 1 },
+      ]);
+      await applyIt();
+      const arrays = await db('message_stats').where({ account_id: 'acct_a' }).orderBy('stripe').select('stripe', 'delivered', 'latency');
+      const slots = (counted: Record<number, number>) => Array.from({ length: 35 }, (_, bucket) => String(counted[bucket] ?? 0));
+      expect(arrays.map((stripe) => [stripe.stripe, Number(stripe.delivered), stripe.latency])).to.deep.equal([[0, 3, slots({ 2: 2, 34: 1 })], [7, 0, null], [9, 0, slots({ 2: 4 })]]);
+      expect(await detailsOf(db, 'acct_a')).to.deep.equal([['US', 'failure', 'undelivered', 1]]);
+      const all = await wholeDayOf(db, 'acct_a');
+      expect([all.delivered, buckets(all.latency), pairs(all.failures)]).to.deep.equal([3, [[2, 6], [34, 1]], [['undelivered', 1]]]);
+      // The triggers count a delivery into the array from now on.
+      await db('messages').insert({ id: 'msg_1', account_id: 'acct_a', to: '+12127000042', from: 'Dispatch', body: 'Hi', encoding: 'GSM-7', segments: 1, currency: 'USD', status: 'delivered', cost: 0.01, country: 'US', created_at: new Date(), delivered_at: new Date(Date.now() + 30) });
+      expect(buckets((await wholeDayOf(db, 'acct_a')).latency)).to.deep.equal([[0, 1], [2, 6], [34, 1]]);
+      expect(await detailsOf(db, 'acct_a')).to.deep.equal([['US', 'failure', 'undelivered', 1]]);
     });
   });
 });

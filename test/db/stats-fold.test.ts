@@ -94,12 +94,15 @@ describe('folding the statistics counters of past hours', () => {
     const tenant = await createTenant();
     await countedFromTwoConnections(tenant);
     await foldStatsStripes(harness.db, now);
-    // A message moved into the folded hour, then delivered: new stripe rows beside stripe 0.
+    // A message moved into the folded hour, then delivered: new stripe rows beside stripe 0. Its
+    // latency is not the first delivery's, so the quantiles tell whether both were added up.
     const [late] = await storeMessages(tenant, [{ status: 'sent', created_at: threeHoursAgo(), country: 'US' }]);
-    await moveMessageStatus(harness.db, late, 'sent', 'delivered', { delivered_at: new Date(threeHoursAgo().getTime() + 2000) });
+    await moveMessageStatus(harness.db, late, 'sent', 'delivered', { delivered_at: new Date(threeHoursAgo().getTime() + 20_000) });
     expect(await unfoldedPastRows(tenant, now)).to.not.be.empty;
     const before = await statsAndScan(tenant);
     expect(byStatusOf(before.stats)).to.deep.equal(before.scan);
+
+    expect(before.stats.totals.latencyMs).to.deep.equal({ p50: 2263, p95: 24_850 });
 
     await foldStatsStripes(harness.db, now);
     expect((await statsAndScan(tenant)).stats).to.deep.equal(before.stats);

@@ -57,19 +57,28 @@ export function forEachPair(pairs: string | null, visit: (key: string, count: nu
   }
 }
 
-/** Calls `visit` with each bucket's count of each stripe's array in a row's latency, bucket by bucket from 0. */
+const [DIGIT_0, MINUS, COMMA, CLOSING_BRACE] = ['0', '-', ',', '}'].map((char) => char.charCodeAt(0));
+
+/**
+ * Calls `visit` with each bucket's count of each stripe's array in a row's latency, but for the
+ * counts of 0 (most of them): read digit by digit, as a day by hour and country holds thousands.
+ */
 export function forEachBucketCount(arrays: string | null, visit: (bucket: number, count: number) => void): void {
   if (arrays === null) return;
   let bucket = 0;
-  let start = 1;
-  for (let index = 1; index < arrays.length; index++) {
-    const char = arrays[index];
-    if (char !== ',' && char !== '}') continue;
-    visit(bucket, Number(arrays.slice(start, index)));
-    bucket = char === ',' ? bucket + 1 : 0;
-    // Past '}' come ';{' before the next stripe's first count.
-    if (char === '}') index += 2;
-    start = index + 1;
+  let count = 0;
+  let negative = false;
+  // The braces that open each array and the ';' between two are passed over like any other character.
+  for (let index = 0; index < arrays.length; index++) {
+    const code = arrays.charCodeAt(index);
+    if (code >= DIGIT_0 && code <= DIGIT_0 + 9) count = count * 10 + (code - DIGIT_0);
+    else if (code === MINUS) negative = true;
+    else if (code === COMMA || code === CLOSING_BRACE) {
+      if (count !== 0) visit(bucket, negative ? -count : count);
+      bucket = code === COMMA ? bucket + 1 : 0;
+      count = 0;
+      negative = false;
+    }
   }
 }
 

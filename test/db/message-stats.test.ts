@@ -184,3 +184,12 @@ describe('the migration that counts latency buckets in message_stats', function 
     });
   });
 });
+
+describe('reading the latency arrays of a statistics row', () => {
+  it("visits each stripe's counts bucket by bucket, negative ones too, and passes over the zeros", () => {
+    const visited: [number, number][] = [];
+    forEachBucketCount('{0,12,0,-3};{7,0,0,1024}', (bucket, count) => visited.push([bucket, count]));
+    expect(visited).to.deep.equal([[1, 12], [3, -3], [0, 7], [3, 1024]]);
+    forEachBucketCount(null, () => expect.fail('a row without deliveries has no counts'));
+  });
+});

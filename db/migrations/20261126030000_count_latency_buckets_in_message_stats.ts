@@ -6,7 +6,7 @@ import { addToStats, countingFunctions, keyed } from './20261124040000_add_balan
  * one column of message_stats: an array of the 35 buckets' counts, null while the row has counted
  * no delivery. The grouped statistics read then reads a row per group and stripe instead of a row
  * per bucket besides: 1.0 ms a statement against 1.7 on a day by hour and country with 16 stripes
- * in its last hour (pgbench, BENCHMARKS.md "Statistics grouped by hour, route and country").
+ * in its last hour (pgbench, BENCHMARKS.md "Latency buckets in the counter row").
  * message_stat_details keeps the failures by code, whose codes are open-ended.
  */
 const LATENCY_BUCKETS = 35;

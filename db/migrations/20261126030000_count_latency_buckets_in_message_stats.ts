@@ -80,12 +80,14 @@ export async function up(knex: Knex): Promise<void> {
       LOCK TABLE messages IN SHARE MODE;
       ALTER TABLE message_stats ADD COLUMN IF NOT EXISTS latency bigint[] CHECK (cardinality(latency) = ${LATENCY_BUCKETS});
       ${countingFunctions(addToStatsWithLatencyColumn)}
+      -- From here no bucket row can be written (a fold that would write one fails, and the next
+      -- finds nothing to fold), so the rows moved below are all there are.
+      ALTER TABLE message_stat_details DROP CONSTRAINT message_stat_details_kind_check,
+        ADD CONSTRAINT message_stat_details_kind_check CHECK (kind = 'failure') NOT VALID;
     `);
   });
   // Until the last bucket row has moved, a read sees part of the history's latencies (never of its counts).
   for (let moved = MOVE_BATCH; moved === MOVE_BATCH; ) moved = (await knex.raw(moveBucketRows)).rows[0].moved;
-  await knex.raw(`ALTER TABLE message_stat_details DROP CONSTRAINT message_stat_details_kind_check,
-    ADD CONSTRAINT message_stat_details_kind_check CHECK (kind = 'failure') NOT VALID`);
   await knex.raw('ALTER TABLE message_stat_details VALIDATE CONSTRAINT message_stat_details_kind_check');
 }
 

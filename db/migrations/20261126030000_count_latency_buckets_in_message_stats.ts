@@ -13,6 +13,12 @@ const LATENCY_BUCKETS = 35;
 
 const latencyArray = `CASE WHEN count(latency) > 0 THEN ARRAY[${Array.from({ length: LATENCY_BUCKETS }, (_, bucket) => `coalesce(sum(sign) FILTER (WHERE latency = ${bucket}), 0)`).join(', ')}] END`;
 
+/**
+ * `into`'s latency counts with `added`'s. Either may be null (nothing delivered counted); add_counts
+ * is strict, so that a move without deliveries, most of the send path's, never calls it.
+ */
+const withAddedLatency = (into: string, added: string) => `coalesce(add_counts(${into}, ${added}), ${into}, ${added})`;
+
 const addToStatsWithLatencyColumn = (changes: string, stripe: string) => `
   WITH ${keyed(changes)},
   failures AS (
@@ -31,8 +37,7 @@ const addToStatsWithLatencyColumn = (changes: string, stripe: string) => `
   ON CONFLICT (account_id, hour, route_id, country, stripe) DO UPDATE SET
     pending = s.pending + excluded.pending, sent = s.sent + excluded.sent, delivered = s.delivered + excluded.delivered,
     failed = s.failed + excluded.failed, undelivered = s.undelivered + excluded.undelivered, cost = s.cost + excluded.cost,
-    -- Either may be null: nothing delivered counted.
-    latency = coalesce(add_counts(s.latency, excluded.latency), s.latency, excluded.latency)`;
+    latency = ${withAddedLatency('s.latency', 'excluded.latency')}`;
 
 /** The bucket of each slot, as message_stat_details keyed it. */
 const arrayOfBucketRows = `ARRAY[${Array.from({ length: LATENCY_BUCKETS }, (_, bucket) => `coalesce(sum(count) FILTER (WHERE key = '${bucket}'), 0)`).join(', ')}]`;
@@ -56,8 +61,7 @@ const moveBucketRows = `
     INSERT INTO message_stats AS s (account_id, hour, route_id, country, stripe, pending, sent, delivered, failed, undelivered, cost, latency)
     SELECT account_id, hour, route_id, country, stripe, 0, 0, 0, 0, 0, 0, ${arrayOfBucketRows}
     FROM moved GROUP BY account_id, hour, route_id, country, stripe
-    ON CONFLICT (account_id, hour, route_id, country, stripe) DO UPDATE SET
-      latency = coalesce(add_counts(s.latency, excluded.latency), s.latency, excluded.latency)
+    ON CONFLICT (account_id, hour, route_id, country, stripe) DO UPDATE SET latency = ${withAddedLatency('s.latency', 'excluded.latency')}
   )
   SELECT count(*)::int AS moved FROM moved`;
 

@@ -18,10 +18,10 @@ function summedPairs(texts: (string | null)[]): Record<string, number> {
   return sums;
 }
 
-/** Rows' latency arrays added up by bucket, the buckets counted in none left out. */
+/** Rows' latency arrays added up by bucket (the reader passes over the buckets that counted none). */
 function summedBuckets(texts: (string | null)[]): Record<number, number> {
   const sums: Record<number, number> = {};
-  for (const arrays of texts) forEachBucketCount(arrays, (bucket, count) => count !== 0 && (sums[bucket] = (sums[bucket] ?? 0) + count));
+  for (const arrays of texts) forEachBucketCount(arrays, (bucket, count) => (sums[bucket] = (sums[bucket] ?? 0) + count));
   return sums;
 }
 

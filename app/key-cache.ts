@@ -10,6 +10,13 @@ import type { Logger } from './logger.ts';
  */
 export const KEY_CACHE_TTL_MS = 1000;
 const MAX_ENTRIES = 10_000;
+/**
+ * An entry used in the last fifth of its life is read again in the background, so that a key in
+ * use never makes a request wait for its lookup, while no entry answers for longer than its time
+ * allows. Without it every key in use held up a request each second: at 226 sends a second
+ * through 50 keys, 321 lookups in 10 s, so at least one request in seven.
+ */
+const REFRESH_AHEAD = 1 / 5;
 
 interface Entry {
   found: KeyWithAccount;
@@ -42,7 +49,12 @@ export class KeyCache {
   find(hash: Buffer): Promise<KeyWithAccount | undefined> {
     const id = hash.toString('hex');
     const entry = this.entries.get(id);
-    if (entry && entry.expiresAt > this.now()) return Promise.resolve(entry.found);
+    const now = this.now();
+    if (entry && entry.expiresAt > now) {
+      // A failed refresh is left to the lookup that finds the entry expired, which reports it.
+      if (entry.expiresAt - now <= this.ttlMs * REFRESH_AHEAD && !this.loading.has(id)) this.fill(id, hash).catch(() => {});
+      return Promise.resolve(entry.found);
+    }
     return this.loading.get(id) ?? this.fill(id, hash);
   }
 
@@ -67,7 +79,10 @@ export class KeyCache {
     const loading = this.load(hash).then(
       (found) => {
         settle();
-        if (found && generation === this.generation) this.remember(id, { found, expiresAt });
+        if (generation !== this.generation) return found;
+        if (found) this.remember(id, { found, expiresAt });
+        // A refresh that finds the key gone takes its entry with it.
+        else this.entries.delete(id);
         return found;
       },
       (error: unknown) => {

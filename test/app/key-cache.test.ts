@@ -50,12 +50,54 @@ describe('the key cache', () => {
     const cache = new KeyCache(loader, 50, () => now);
     const found = await Promise.all(Array.from({ length: 10 }, () => cache.find(hash)));
     expect(found.map((f) => f?.key.id)).to.deep.equal(Array(10).fill(tenant.keyId));
-    now = 49;
+    now = 39;
     await cache.find(hash);
     expect(loader.loads).to.equal(1);
     now = 50;
     await cache.find(hash);
     expect(loader.loads).to.equal(2);
+  });
+
+  it('reads a key in use again before its time is up, answering meanwhile from the entry', async () => {
+    let hold = Promise.resolve();
+    const loader = Object.assign(
+      async (keyHash: Buffer): Promise<KeyWithAccount | undefined> => {
+        loader.loads++;
+        const found = await findKeyByHash(harness.db, keyHash);
+        await hold;
+        return found;
+      },
+      { loads: 0 },
+    );
+    let now = 0;
+    const cache = new KeyCache(loader, 50, () => now);
+    await cache.find(hash);
+    await harness.db('api_keys').where({ id: tenant.keyId }).update({ name: 'Renamed' });
+    let release = () => {};
+    hold = new Promise((resolve) => (release = resolve));
+    now = 41;
+    // In the entry's last fifth: answered from it at once, and read again behind it, once.
+    expect((await cache.find(hash))?.key.name).to.not.equal('Renamed');
+    expect((await cache.find(hash))?.key.name).to.not.equal('Renamed');
+    expect(loader.loads).to.equal(2);
+    release();
+    await eventually(() => cache.find(hash), (found) => found?.key.name === 'Renamed', { what: 'the refreshed entry' });
+    // The refreshed entry lasts its own time from when it was read (41 + 50), the first one would not have.
+    now = 80;
+    expect((await cache.find(hash))?.key.name).to.equal('Renamed');
+    expect(loader.loads).to.equal(2);
+  });
+
+  it('forgets, when a refresh finds it gone, a key deleted meanwhile', async () => {
+    const loader = countedLoader();
+    let now = 0;
+    const cache = new KeyCache(loader, 50, () => now);
+    await cache.find(hash);
+    await harness.db('api_keys').where({ id: tenant.keyId }).delete();
+    now = 45;
+    expect((await cache.find(hash))?.key.id).to.equal(tenant.keyId);
+    // Still within the first entry's time: only the refresh can have forgotten it.
+    await eventually(() => cache.find(hash), (found) => found === undefined, { what: 'the deleted key to be forgotten' });
   });
 
   it('does not remember a row read before a change to its account was announced', async () => {

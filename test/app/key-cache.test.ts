@@ -21,13 +21,13 @@ const AN_HOUR = 3_600_000;
 const listeningBackends = (): Promise<number[]> =>
   harness.db('pg_stat_activity').where({ application_name: 'dispatch-auth-changes', datname: harness.database.name }).pluck('pid');
 
-/** The real lookup, counted, optionally held after reading until `gate` opens. */
-function countedLoader(gate?: Promise<void>) {
+/** The real lookup, counted; after reading, each waits for the promise that `gate()` returns at that moment. */
+function countedLoader(gate?: () => Promise<void>) {
   const loader = Object.assign(
     async (hash: Buffer): Promise<KeyWithAccount | undefined> => {
       loader.loads++;
       const found = await findKeyByHash(harness.db, hash);
-      await gate;
+      await gate?.();
       return found;
     },
     { loads: 0 },
@@ -60,15 +60,7 @@ describe('the key cache', () => {
 
   it('reads a key in use again before its time is up, answering meanwhile from the entry', async () => {
     let hold = Promise.resolve();
-    const loader = Object.assign(
-      async (keyHash: Buffer): Promise<KeyWithAccount | undefined> => {
-        loader.loads++;
-        const found = await findKeyByHash(harness.db, keyHash);
-        await hold;
-        return found;
-      },
-      { loads: 0 },
-    );
+    const loader = countedLoader(() => hold);
     let now = 0;
     const cache = new KeyCache(loader, 50, () => now);
     await cache.find(hash);
@@ -102,7 +94,8 @@ describe('the key cache', () => {
 
   it('does not remember a row read before a change to its account was announced', async () => {
     let open = () => {};
-    const loader = countedLoader(new Promise((resolve) => (open = resolve)));
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const loader = countedLoader(() => opened);
     const cache = new KeyCache(loader, AN_HOUR);
     const reading = cache.find(hash);
     cache.forgetAccount(tenant.accountId);

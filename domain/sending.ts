@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import { sideBySide } from '../db/batching.ts';
+import type { LedgerChange } from '../db/ledger.ts';
 import { insertMessages, type MessageRow, type NewMessage } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { readSendChecks } from '../db/send-checks.ts';
@@ -104,6 +105,27 @@ async function storeAndEnqueue(trx: Knex.Transaction, jobs: JobQueue, rows: NewM
   return stored;
 }
 
+interface Charge {
+  accountId: string;
+  changes: Omit<LedgerChange, 'accountId'>[];
+}
+
+/**
+ * Stores and enqueues the messages, and charges each account, in one round trip on a pipelining
+ * connection: a charge waits on nothing the insert answers. Answers the stored rows, then each
+ * charge's balance after it (null when it did not cover the changes, and nothing was charged;
+ * the caller must then roll back). The charges come last in each transaction's statements, and in
+ * ascending account order, as every sending transaction takes them: an account's row stays
+ * locked only from its charge to the commit, and two transactions never wait on each other's.
+ */
+async function storeAndCharge(trx: Knex.Transaction, jobs: JobQueue, rows: NewMessage[], sends: { id: string; accountId: string; firstRouteId: number }[], charges: Charge[]): Promise<[MessageRow[], ...(string | null)[]]> {
+  const [stored, ...balances] = await sideBySide([
+    storeAndEnqueue(trx, jobs, rows, sends),
+    ...charges.map(({ accountId, changes }) => moveBalance(trx, jobs, accountId, changes)),
+  ]);
+  return [stored, ...balances];
+}
+
 /**
  * Accepts one message in the caller's transaction: charges it, stores it as pending and enqueues
  * its send job. Any refusal is thrown before anything is written, or rolls the transaction back.
@@ -119,15 +141,11 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
 
   const cost = multiply(routes[0].price_per_segment, plan.segments);
   const message = newMessage(sender, request, request.to, country, plan, cost);
-  const [stored] = await storeAndEnqueue(trx, jobs, [message], [{ id: message.id, accountId: sender.account.id, firstRouteId: routes[0].id }]);
-  // Charged last: the account's row stays locked from this update to the commit, so concurrent
-  // sends of one account wait on each other for as short a time as possible.
-  if (cost !== '0.0000') {
-    const balance = await moveBalance(trx, jobs, sender.account.id, [{ kind: 'debit', amount: negate(cost), messageId: stored.id, description: `Message to ${request.to}` }]);
-    if (balance === null) {
-      const { balance: available } = await trx('accounts').where({ id: sender.account.id }).first('balance');
-      throw insufficientBalance(cost, available, sender.account.currency);
-    }
+  const charges = cost === '0.0000' ? [] : [{ accountId: sender.account.id, changes: [{ kind: 'debit' as const, amount: negate(cost), messageId: message.id, description: `Message to ${request.to}` }] }];
+  const [[stored], balance] = await storeAndCharge(trx, jobs, [message], [{ id: message.id, accountId: sender.account.id, firstRouteId: routes[0].id }], charges);
+  if (balance === null) {
+    const { balance: available } = await trx('accounts').where({ id: sender.account.id }).first('balance');
+    throw insufficientBalance(cost, available, sender.account.currency);
   }
   return stored;
 }
@@ -186,20 +204,22 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
     });
   }
 
-  const rows = await storeAndEnqueue(
+  const [rows, ...balances] = await storeAndCharge(
     trx,
     jobs,
     accepted.map(({ send, country, plan, cost, id }) => newMessage(send.sender, send.request, send.request.to, country, plan, cost, id)),
     accepted.map(({ id, send, route }) => ({ id, accountId: send.sender.account.id, firstRouteId: route.id })),
+    accountIds
+      .map((accountId) => ({
+        accountId,
+        changes: accepted
+          .filter(({ send, cost }) => send.sender.account.id === accountId && cost !== '0.0000')
+          .map(({ cost, id, send }) => ({ kind: 'debit' as const, amount: negate(cost), messageId: id, description: `Message to ${send.request.to}` })),
+      }))
+      .filter(({ changes }) => changes.length > 0),
   );
+  if (balances.includes(null)) throw new GroupRefused('the balance does not cover every send of the group');
   const stored = new Map(rows.map((row) => [row.id, row]));
-  // Charged last, as acceptMessage does: each account's row stays locked from here to the commit.
-  for (const accountId of accountIds) {
-    const charges = accepted.filter(({ send, cost }) => send.sender.account.id === accountId && cost !== '0.0000');
-    if (charges.length === 0) continue;
-    const balance = await moveBalance(trx, jobs, accountId, charges.map(({ cost, id, send }) => ({ kind: 'debit' as const, amount: negate(cost), messageId: id, description: `Message to ${send.request.to}` })));
-    if (balance === null) throw new GroupRefused('the balance does not cover every send of the group');
-  }
   for (const { index, id } of accepted) outcomes[index] = stored.get(id) as MessageRow;
   return outcomes as (MessageRow | ApiError)[];
 }

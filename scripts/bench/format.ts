@@ -17,8 +17,9 @@ export function cpuPerMessage(cpu: MachineCpu, messages: number, unit = 'message
   return `${ms((cpu.busySeconds * 1000) / messages)} of CPU a ${unit} (${cpu.busyCores.toFixed(2)} of ${cpu.cores} cores busy): PostgreSQL ${each(postgres)}, Dispatch ${each(dispatch)}, upstream ${each(upstream)}, the rest ${each(rest)} ms`;
 }
 /** Answers other than 2xx and requests that got none, when there were any. */
-export function refusals(result: { statuses: Record<string, number>; errors: number }): string {
+export function refusals(result: { statuses: Record<string, number>; errors: number; errorReasons?: Record<string, number> }): string {
   const other = Object.entries(result.statuses).filter(([status]) => !status.startsWith('2')).map(([status, n]) => `${n} x ${status}`);
-  if (result.errors > 0) other.push(`${result.errors} unanswered`);
+  const reasons = Object.entries(result.errorReasons ?? {}).map(([reason, n]) => `${n} ${reason}`);
+  if (result.errors > 0) other.push(`${result.errors} unanswered${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}`);
   return other.length > 0 ? `; ${other.join(', ')}` : '';
 }

@@ -36,6 +36,8 @@ export interface LoadResult {
   statuses: Record<string, number>;
   /** Requests that got no answer (connection errors and timeouts). */
   errors: number;
+  /** Why, by error code or message, where the load generator tells. */
+  errorReasons?: Record<string, number>;
   /** Requests still in flight when a closed loop stopped at its deadline: sent, maybe accepted, never answered. */
   unanswered: number;
   durationSeconds: number;

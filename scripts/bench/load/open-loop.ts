@@ -45,8 +45,8 @@ export async function openLoop(job: LoadJob, recorder: Recorder, ids: string[] |
       });
     });
     request.on('timeout', () => request.destroy(new Error('timed out')));
-    request.on('error', () => {
-      recorder.errors++;
+    request.on('error', (error) => {
+      recorder.fail(error);
       done();
     });
     request.end(body);

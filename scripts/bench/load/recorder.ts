@@ -8,6 +8,8 @@ import type { Latency, LoadResult } from './job.ts';
 export class Recorder {
   readonly statuses: Record<string, number> = {};
   errors = 0;
+  /** Why requests got no answer, where the load generator knows: the error's code, or its message. */
+  readonly errorReasons: Record<string, number> = {};
   unanswered = 0;
   #latencies: number[] = [];
   #windows: number[][] = [];
@@ -29,6 +31,13 @@ export class Recorder {
     if (this.#windowMs !== undefined) (this.#windows[Math.floor(atMs / this.#windowMs)] ??= []).push(latencyMs);
   }
 
+  /** A request that got no answer. */
+  fail(error: Error & { code?: string }): void {
+    this.errors++;
+    const reason = error.code ?? error.message;
+    this.errorReasons[reason] = (this.errorReasons[reason] ?? 0) + 1;
+  }
+
   result(durationSeconds: number): LoadResult {
     const ok = this.#latencies.length;
     const answered = this.answered;
@@ -38,6 +47,7 @@ export class Recorder {
       okPerSecond: round(ok / durationSeconds),
       statuses: this.statuses,
       errors: this.errors,
+      ...(this.errors > 0 && { errorReasons: this.errorReasons }),
       unanswered: this.unanswered,
       durationSeconds: round(durationSeconds, 2),
       latency: summary(this.#latencies),

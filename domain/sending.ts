@@ -111,12 +111,12 @@ interface Charge {
 }
 
 /**
- * Stores and enqueues the messages, and charges each account, in one round trip on a pipelining
- * connection: a charge waits on nothing the insert answers. Answers the stored rows, then each
- * charge's balance after it (null when it did not cover the changes, and nothing was charged;
- * the caller must then roll back). The charges come last in each transaction's statements, and in
- * ascending account order, as every sending transaction takes them: an account's row stays
- * locked only from its charge to the commit, and two transactions never wait on each other's.
+ * Stores and enqueues the messages, and charges each account, side by side: a charge waits on
+ * nothing the insert answers, so on a pipelining connection all of it takes one round trip.
+ * Answers the stored rows, then each charge's balance after it (null when it did not cover the
+ * changes: nothing was charged, and the caller must roll back). The accounts' rows are locked
+ * after the checks' locks and in ascending account order, as every sending transaction locks
+ * them, so two transactions never wait on each other's; each is held from its charge to the commit.
  */
 async function storeAndCharge(trx: Knex.Transaction, jobs: JobQueue, rows: NewMessage[], sends: { id: string; accountId: string; firstRouteId: number }[], charges: Charge[]): Promise<[MessageRow[], ...(string | null)[]]> {
   const [stored, ...balances] = await sideBySide([

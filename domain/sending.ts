@@ -110,6 +110,9 @@ interface Charge {
   changes: Omit<LedgerChange, 'accountId'>[];
 }
 
+/** What accepting a message to `to` takes from its account's balance. */
+const debitFor = (messageId: string, cost: string, to: string): Omit<LedgerChange, 'accountId'> => ({ kind: 'debit', amount: negate(cost), messageId, description: `Message to ${to}` });
+
 /**
  * Stores and enqueues the messages, and charges each account, side by side: a charge waits on
  * nothing the insert answers, so on a pipelining connection all of it takes one round trip.
@@ -141,7 +144,7 @@ export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sende
 
   const cost = multiply(routes[0].price_per_segment, plan.segments);
   const message = newMessage(sender, request, request.to, country, plan, cost);
-  const charges = cost === '0.0000' ? [] : [{ accountId: sender.account.id, changes: [{ kind: 'debit' as const, amount: negate(cost), messageId: message.id, description: `Message to ${request.to}` }] }];
+  const charges = cost === '0.0000' ? [] : [{ accountId: sender.account.id, changes: [debitFor(message.id, cost, request.to)] }];
   const [[stored], balance] = await storeAndCharge(trx, jobs, [message], [{ id: message.id, accountId: sender.account.id, firstRouteId: routes[0].id }], charges);
   if (balance === null) {
     const { balance: available } = await trx('accounts').where({ id: sender.account.id }).first('balance');
@@ -214,7 +217,7 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
         accountId,
         changes: accepted
           .filter(({ send, cost }) => send.sender.account.id === accountId && cost !== '0.0000')
-          .map(({ cost, id, send }) => ({ kind: 'debit' as const, amount: negate(cost), messageId: id, description: `Message to ${send.request.to}` })),
+          .map(({ cost, id, send }) => debitFor(id, cost, send.request.to)),
       }))
       .filter(({ changes }) => changes.length > 0),
   );
@@ -255,7 +258,7 @@ export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: 
     trx,
     jobs,
     sender.account.id,
-    sendable.map((item) => ({ kind: 'debit' as const, amount: negate(item.cost), messageId: item.id, description: `Message to ${item.to}` })),
+    sendable.map((item) => debitFor(item.id, item.cost, item.to)),
   );
   sendable.forEach((item, index) => {
     if (!charged[index]) item.problem = { type: 'balance_error', code: 'insufficient_balance', message: 'The balance did not cover this recipient.' };

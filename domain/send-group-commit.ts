@@ -22,8 +22,10 @@ export class SendGroupCommit {
       runOne: (send) => db.transaction((trx) => acceptMessage(trx, jobs, send.sender, send.request)),
       // Enough to amortise a commit, few enough that one group's statements stay small.
       maxBatch: 64,
-      // Sends of one account wait on its balance row anyway; two let one group's round trips overlap another's commit.
-      maxInFlight: 2,
+      // One group at a time: on full cores the sends that arrive while a group commits make the
+      // next one larger, which costs less CPU a send than two groups overlapping (BENCHMARKS.md,
+      // "One batch under way").
+      maxInFlight: 1,
     });
   }
 

@@ -6,9 +6,10 @@ import { sendingStateOfAccounts, type AccountSendingState } from '../db/routes.t
 import { Batcher } from '../db/batching.ts';
 import { recordAcceptance, recordAcceptances, type Acceptance } from './message-outcomes.ts';
 
-// Enough to amortise a round trip over the messages a process has in flight; two batches of a
-// kind at once let one's round trip overlap the other's.
-const BATCH = { maxBatch: 64, maxInFlight: 2 };
+// Enough to amortise a round trip over the messages a process has in flight; one batch of a kind
+// at a time, so that the messages that come meanwhile make the next batch larger (BENCHMARKS.md,
+// "One batch under way").
+const BATCH = { maxBatch: 64, maxInFlight: 1 };
 
 /**
  * The reads and writes around each submission that every message of the send worker makes,

@@ -2,24 +2,30 @@ import type { Knex } from 'knex';
 import type { MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { Batcher } from '../db/batching.ts';
-import { acceptMessage, acceptMessages, type SingleSend } from './sending.ts';
+import { acceptMessage, acceptMessages, GroupRefused, type SingleSend } from './sending.ts';
 
 /**
  * Group commit of single sends: the sends that arrive while a group commits share the next
  * group's transaction, its statements and the balance row's lock (db/batching.ts).
  *
- * Each send keeps its own outcome: acceptMessages refuses one alone for what concerns it alone;
- * when the group as a whole cannot be accepted (a key's limit or the balance reached part way,
- * or any failure), it is rolled back and each send is accepted or refused alone, in arrival order,
- * as if it had come alone.
+ * Each send keeps its own outcome: acceptMessages refuses one alone for what concerns it alone.
+ * When some accounts' sends cannot be accepted together (a key's limit or the balance reached
+ * part way), the other accounts' sends still go together, and those accounts' sends are accepted
+ * or refused one by one, in arrival order, as if each had come alone: an account out of balance
+ * does not split its neighbours' group. Any other failure rolls the group back and the batcher
+ * takes every send alone.
  */
 export class SendGroupCommit {
   readonly #batcher: Batcher<SingleSend, MessageRow>;
+  readonly #db: Knex;
+  readonly #jobs: JobQueue;
 
   constructor(db: Knex, jobs: JobQueue) {
+    this.#db = db;
+    this.#jobs = jobs;
     this.#batcher = new Batcher<SingleSend, MessageRow>({
-      run: (sends) => db.transaction((trx) => acceptMessages(trx, jobs, sends)),
-      runOne: (send) => db.transaction((trx) => acceptMessage(trx, jobs, send.sender, send.request)),
+      run: (sends) => this.#acceptGroup(sends),
+      runOne: (send) => this.#acceptAlone(send),
       // Enough to amortise a commit, few enough that one group's statements stay small.
       maxBatch: 64,
       // One group at a time: on full cores the sends that arrive while a group commits make the
@@ -31,5 +37,33 @@ export class SendGroupCommit {
 
   accept(sender: SingleSend['sender'], request: SingleSend['request']): Promise<MessageRow> {
     return this.#batcher.submit({ sender, request });
+  }
+
+  async #acceptGroup(sends: SingleSend[]): Promise<(MessageRow | Error)[]> {
+    const outcomes: (MessageRow | Error)[] = new Array(sends.length);
+    const alone: number[] = [];
+    let together = sends.map((_, index) => index);
+    while (together.length > 0) {
+      try {
+        const answers = await this.#db.transaction((trx) => acceptMessages(trx, this.#jobs, together.map((index) => sends[index])));
+        together.forEach((index, position) => (outcomes[index] = answers[position]));
+        break;
+      } catch (error) {
+        if (!(error instanceof GroupRefused)) throw error;
+        const refusing = new Set(error.accountIds);
+        const rest = together.filter((index) => !refusing.has(sends[index].sender.account.id));
+        if (rest.length === together.length) throw error;
+        alone.push(...together.filter((index) => refusing.has(sends[index].sender.account.id)));
+        together = rest;
+      }
+    }
+    for (const index of alone.sort((a, b) => a - b)) {
+      outcomes[index] = await this.#acceptAlone(sends[index]).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    }
+    return outcomes;
+  }
+
+  #acceptAlone(send: SingleSend): Promise<MessageRow> {
+    return this.#db.transaction((trx) => acceptMessage(trx, this.#jobs, send.sender, send.request));
   }
 }

@@ -158,8 +158,19 @@ export interface SingleSend {
   request: Common & { to: string };
 }
 
-/** Refused as a group: one of the sends may not be accepted beside the others. Its caller then takes them one by one. */
-class GroupRefused extends Error {}
+/**
+ * Refused as a group: the sends of `accountIds` may not be accepted beside the others (a key's
+ * limit or the balance reached part way). Its caller takes those one by one; the other accounts'
+ * sends may still go together, since no account's limits or balance depend on another's.
+ */
+export class GroupRefused extends Error {
+  readonly accountIds: string[];
+
+  constructor(message: string, accountIds: string[]) {
+    super(message);
+    this.accountIds = accountIds;
+  }
+}
 
 const refusalOf = (error: unknown): ApiError => {
   if (error instanceof ApiError) return error;
@@ -172,8 +183,8 @@ const refusalOf = (error: unknown): ApiError => {
  * balance update per account. A send refused for itself (its body, sender, recipient or route)
  * has that refusal as its outcome and leaves nothing behind, exactly as acceptMessage would
  * refuse it. A refusal that depends on its neighbours (a key's limit, a balance that does not
- * cover every send) throws GroupRefused, and any other failure throws: the caller then accepts
- * each on its own, in order. Locks are taken in the order acceptMessage takes them (numbers,
+ * cover every send) throws GroupRefused, naming the accounts concerned, and any other failure
+ * throws: the caller then accepts those sends on their own, in order. Locks are taken in the order acceptMessage takes them (numbers,
  * key counts, balance), each kind in ascending order, so that groups never deadlock.
  */
 export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, sends: SingleSend[]): Promise<(MessageRow | ApiError)[]> {
@@ -203,25 +214,27 @@ export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, send
   for (const keyId of [...keys.keys()].sort()) {
     const count = accepted.filter(({ send }) => send.sender.apiKey?.id === keyId).length;
     await checkSendLimits(trx, keys.get(keyId) as ApiKeyRow, count).catch((error: unknown) => {
-      throw new GroupRefused(`a key's limit: ${(error as Error).message}`);
+      throw new GroupRefused(`a key's limit: ${(error as Error).message}`, [(keys.get(keyId) as ApiKeyRow).account_id]);
     });
   }
 
+  const charges = accountIds
+    .map((accountId) => ({
+      accountId,
+      changes: accepted
+        .filter(({ send, cost }) => send.sender.account.id === accountId && cost !== '0.0000')
+        .map(({ cost, id, send }) => debitFor(id, cost, send.request.to)),
+    }))
+    .filter(({ changes }) => changes.length > 0);
   const [rows, ...balances] = await storeAndCharge(
     trx,
     jobs,
     accepted.map(({ send, country, plan, cost, id }) => newMessage(send.sender, send.request, send.request.to, country, plan, cost, id)),
     accepted.map(({ id, send, route }) => ({ id, accountId: send.sender.account.id, firstRouteId: route.id })),
-    accountIds
-      .map((accountId) => ({
-        accountId,
-        changes: accepted
-          .filter(({ send, cost }) => send.sender.account.id === accountId && cost !== '0.0000')
-          .map(({ cost, id, send }) => debitFor(id, cost, send.request.to)),
-      }))
-      .filter(({ changes }) => changes.length > 0),
+    charges,
   );
-  if (balances.includes(null)) throw new GroupRefused('the balance does not cover every send of the group');
+  const uncovered = charges.filter((_, index) => balances[index] === null).map(({ accountId }) => accountId);
+  if (uncovered.length > 0) throw new GroupRefused('the balance does not cover every send of the group', uncovered);
   const stored = new Map(rows.map((row) => [row.id, row]));
   for (const { index, id } of accepted) outcomes[index] = stored.get(id) as MessageRow;
   return outcomes as (MessageRow | ApiError)[];

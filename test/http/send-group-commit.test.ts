@@ -39,6 +39,32 @@ describe('single sends committed in groups', function () {
     expect(await balanceOf(tenant)).to.equal('9.3000');
   });
 
+  it("keeps the other accounts' sends together when one account's balance runs out inside the group, and takes that account's one by one in arrival order", async () => {
+    const [rich, poor] = [await sendingTenant({ balance: 10 }), await sendingTenant({ balance: 0.05 })];
+    const callerOf = async (tenant: Tenant) => ({
+      account: (await findAccount(harness.db, tenant.accountId))!,
+      apiKey: (await harness.db('api_keys').where({ id: tenant.keyId }).first()) as ApiKeyRow,
+    });
+    const [richCaller, poorCaller] = [await callerOf(rich), await callerOf(poor)];
+    const sends = new SendGroupCommit(harness.db, jobQueueOf(harness.dispatch.boss));
+    // All in one tick, one group: the poor account's balance covers 5 of its 10 sends (0.01 each).
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => sends.accept(i % 3 === 0 ? poorCaller : richCaller, { to: TO, from: 'Dispatch', body: `Group ${i}` })),
+    );
+    const poorOutcomes = outcomes.filter((_, i) => i % 3 === 0);
+    expect(poorOutcomes.map((outcome) => outcome.status)).to.deep.equal([...Array(5).fill('fulfilled'), ...Array(5).fill('rejected')]);
+    for (const refused of poorOutcomes.slice(5)) expect((refused as PromiseRejectedResult).reason).to.include({ code: 'insufficient_balance' });
+    expect(outcomes.filter((_, i) => i % 3 !== 0).every((outcome) => outcome.status === 'fulfilled')).to.equal(true);
+    // Debits are never updated, so each carries the id of the transaction that accepted its message.
+    const transactionsOf = async (tenant: Tenant) =>
+      new Set((await harness.db('ledger_entries').where({ account_id: tenant.accountId, kind: 'debit' }).select(harness.db.raw('xmin::text AS transaction'))).map((row) => row.transaction));
+    expect((await transactionsOf(rich)).size).to.equal(1);
+    expect((await transactionsOf(poor)).size).to.equal(5);
+    expect(await balanceOf(poor)).to.equal('0.0000');
+    expect(await ledgerSum(harness.db, poor.accountId)).to.equal('0.0000');
+    expect(await balanceOf(rich)).to.equal('9.8000');
+  });
+
   it('refuses a send alone for its own fault and accepts its neighbours', async () => {
     const tenant = await sendingTenant({ balance: 10 });
     const responses = await sendAtOnce(30, () => tenant.key, (i) => (i % 3 === 0 ? 'Nobody' : 'Dispatch'));

@@ -51,10 +51,10 @@ export class SendGroupCommit {
       } catch (error) {
         if (!(error instanceof GroupRefused)) throw error;
         const refusing = new Set(error.accountIds);
-        const rest = together.filter((index) => !refusing.has(sends[index].sender.account.id));
-        if (rest.length === together.length) throw error;
-        alone.push(...together.filter((index) => refusing.has(sends[index].sender.account.id)));
-        together = rest;
+        const refused = (index: number) => refusing.has(sends[index].sender.account.id);
+        if (!together.some(refused)) throw error;
+        alone.push(...together.filter(refused));
+        together = together.filter((index) => !refused(index));
       }
     }
     for (const index of alone.sort((a, b) => a - b)) {

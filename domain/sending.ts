@@ -184,8 +184,9 @@ const refusalOf = (error: unknown): ApiError => {
  * has that refusal as its outcome and leaves nothing behind, exactly as acceptMessage would
  * refuse it. A refusal that depends on its neighbours (a key's limit, a balance that does not
  * cover every send) throws GroupRefused, naming the accounts concerned, and any other failure
- * throws: the caller then accepts those sends on their own, in order. Locks are taken in the order acceptMessage takes them (numbers,
- * key counts, balance), each kind in ascending order, so that groups never deadlock.
+ * throws: the caller then accepts those sends on their own, in order. Locks are taken in the
+ * order acceptMessage takes them (numbers, key counts, balance), each kind in ascending order, so
+ * that groups never deadlock.
  */
 export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, sends: SingleSend[]): Promise<(MessageRow | ApiError)[]> {
   const outcomes: (MessageRow | ApiError | undefined)[] = new Array(sends.length);

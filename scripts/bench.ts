@@ -19,6 +19,7 @@ import { measureAcceptAlone } from './bench/measure/accept-alone.ts';
 import { measureAccountRead } from './bench/measure/account-read.ts';
 import { prepareBigAccount } from './bench/measure/big-account.ts';
 import { measureBulk } from './bench/measure/bulk.ts';
+import { measureFloor } from './bench/measure/floor.ts';
 import { measureLimits } from './bench/measure/limits.ts';
 import { measureMessageList } from './bench/measure/message-list.ts';
 import { measureOpenLoop } from './bench/measure/open-loop.ts';
@@ -92,11 +93,11 @@ try {
   pool = new pg.Pool({ connectionString: database.url, max: 3 });
   const { rows: version } = await pool.query('SHOW server_version');
   const admin = new Admin(dispatch.api[0].baseUrl, adminToken);
-  const bench = new Bench({ options, dispatch, upstream, admin, pool, routeId: await admin.createRoute(upstream.submitUrl), runDir });
+  const bench = new Bench({ options, dispatch, upstream, admin, pool, databaseUrl: database.url, routeId: await admin.createRoute(upstream.submitUrl), runDir });
   await createBaselineTables(pool);
 
   let pgbench: PgbenchResult | undefined;
-  if (selected('1') || selected('accept-alone')) {
+  if (selected('1') || selected('accept-alone') || selected('floor')) {
     log(`baseline: pgbench, 10 clients, ${options.durations.pgbenchSeconds} s`);
     try {
       pgbench = await runPgbench(database.url, options.durations.pgbenchSeconds, runDir);
@@ -113,6 +114,7 @@ try {
   await attempt('cpu', 'machine CPU at a trickle', () => measureTrickle(bench));
   // A diagnosis of target 1's bound, where the workers run in processes of their own to pause.
   if (options.workerProcesses > 0 || options.only?.has('accept-alone')) await attempt('accept-alone', 'closed loop, workers paused', () => measureAcceptAlone(bench, pgbench));
+  await attempt('floor', 'the floor server, closed loop', () => measureFloor(bench, pgbench));
   await attempt('3', 'GET /account', () => measureAccountRead(bench));
   await attempt('4', 'POST /messages/bulk', () => measureBulk(bench));
   const big = selected('5') || selected('6') ? prepareBigAccount(bench) : Promise.reject(new Error('not seeded'));

@@ -37,18 +37,21 @@ export class Bench {
   readonly upstream: Upstream;
   readonly admin: Admin;
   readonly pool: pg.Pool;
+  /** The run's database, as Dispatch and pgbench reach it. */
+  readonly databaseUrl: string;
   readonly routeId: number;
   readonly runDir: string;
   /** Per send reference: accepted answers, requests cut unanswered, and the file of the accepted ids, for the totals check. */
   readonly sends = new Map<string, { accepted: number; unanswered: number; idsFile?: string }>();
 
-  constructor(fields: { options: Options; dispatch: DispatchProcesses; upstream: Upstream; admin: Admin; pool: pg.Pool; routeId: number; runDir: string }) {
+  constructor(fields: { options: Options; dispatch: DispatchProcesses; upstream: Upstream; admin: Admin; pool: pg.Pool; databaseUrl: string; routeId: number; runDir: string }) {
     this.options = fields.options;
     this.dispatch = fields.dispatch.api;
     this.workers = fields.dispatch.workers;
     this.upstream = fields.upstream;
     this.admin = fields.admin;
     this.pool = fields.pool;
+    this.databaseUrl = fields.databaseUrl;
     this.routeId = fields.routeId;
     this.runDir = fields.runDir;
   }
@@ -87,17 +90,25 @@ export class Bench {
   }
 
   /** Waits until no message is pending and the upstream has no report left to post, so that one measurement does not load the next. */
-  async settle(): Promise<{ settled: boolean; ms: number }> {
-    const started = Date.now();
-    for (;;) {
+  settle(): Promise<{ settled: boolean; ms: number }> {
+    return waitUntilSettled(async () => {
       const [pending, stats] = await Promise.all([pendingCount(this.pool), this.upstream.stats()]);
-      if (pending === 0 && stats.reportsWaiting === 0) return { settled: true, ms: Date.now() - started };
-      if (Date.now() - started > SETTLE_TIMEOUT_MS) {
-        log(`  not settled after ${SETTLE_TIMEOUT_MS / 1000} s: ${pending} pending, ${stats.reportsWaiting} reports waiting`);
-        return { settled: false, ms: Date.now() - started };
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      return pending === 0 && stats.reportsWaiting === 0 ? undefined : `${pending} pending, ${stats.reportsWaiting} reports waiting`;
+    });
+  }
+}
+
+/** Polls `unsettled` (what is left, or undefined once nothing is) until nothing is left or SETTLE_TIMEOUT_MS passes. */
+export async function waitUntilSettled(unsettled: () => Promise<string | undefined>): Promise<{ settled: boolean; ms: number }> {
+  const started = Date.now();
+  for (;;) {
+    const left = await unsettled();
+    if (left === undefined) return { settled: true, ms: Date.now() - started };
+    if (Date.now() - started > SETTLE_TIMEOUT_MS) {
+      log(`  not settled after ${SETTLE_TIMEOUT_MS / 1000} s: ${left}`);
+      return { settled: false, ms: Date.now() - started };
     }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

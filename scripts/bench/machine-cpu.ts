@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Row } from './context.ts';
 import { cpuPerMessage } from './format.ts';
-import { cpuByRoleBetween, sampleProcessTicks, TICKS_PER_SECOND, type CpuByRole } from './process-cpu.ts';
+import { cpuByRoleBetween, sampleProcessTicks, TICKS_PER_SECOND, type CpuByRole, type CpuRole } from './process-cpu.ts';
 
 export interface MachineCpu {
   /** CPU seconds the whole machine spent busy: Dispatch, PostgreSQL, the upstream, the load generator, anything else. */
@@ -48,6 +48,30 @@ export const machineCpuRow = (target: string, load: string, cpu: MachineCpu, han
   target,
   what: `machine CPU per ${unit === 'message' ? 'accepted message' : unit} during ${load} (diagnosis)`,
   measured: cpuPerMessage(cpu, handled, unit),
+  baseline: '',
+  ratio: '',
+  goal: '',
+  pass: undefined,
+});
+
+/** Two stretches of the machine's CPU as one: what they spent together, over both their walls. */
+function joined(first: MachineCpu, second: MachineCpu): MachineCpu {
+  const busySeconds = first.busySeconds + second.busySeconds;
+  const wallSeconds = first.wallSeconds + second.wallSeconds;
+  const byRole = Object.fromEntries(Object.entries(first.byRole).map(([role, seconds]) => [role, seconds + second.byRole[role as CpuRole]])) as CpuByRole;
+  return { busySeconds, wallSeconds, busyCores: busySeconds / wallSeconds, cores: first.cores, byRole };
+}
+
+/**
+ * A diagnosis row: the machine's CPU per message accepted in a closed loop, over the loop and the
+ * drain after it, until the last of them was delivered. A closed loop sends part of what it
+ * accepts after it ends; this counts each message's whole life, so that two servers that leave
+ * different backlogs compare fairly.
+ */
+export const lifeCpuRow = (target: string, whose: string, accepted: number, loop: MachineCpu, drain: MachineCpu, drainMs: number): Row => ({
+  target,
+  what: `machine CPU per message over the loop and the ${(drainMs / 1000).toFixed(1)} s drain after it, until all were delivered: ${whose} (diagnosis)`,
+  measured: cpuPerMessage(joined(loop, drain), accepted),
   baseline: '',
   ratio: '',
   goal: '',

@@ -13,11 +13,12 @@ export type ProcessTicks = Map<number, { role: CpuRole; ticks: number }>;
 /**
  * A process's role from its name and command line: PostgreSQL's processes (every backend, the
  * WAL writer, the checkpointer, whichever server it is) keep the name `postgres`; Dispatch and the
- * fake upstream are Node running their script.
+ * fake upstream are Node running their script. The floor server plays Dispatch's part in the
+ * floor's diagnosis, and is counted as Dispatch there.
  */
 export function roleOf(name: string, commandLine: string): CpuRole | undefined {
   if (name === 'postgres') return 'postgres';
-  if (commandLine.includes('app/main.ts')) return 'dispatch';
+  if (commandLine.includes('app/main.ts') || commandLine.includes('scripts/bench/floor-server.ts')) return 'dispatch';
   if (commandLine.includes('scripts/bench/fake-upstream.ts')) return 'upstream';
   return undefined;
 }

@@ -20,11 +20,11 @@ export interface Upstream {
   process: NodeProcess;
 }
 
-/** The fake provider (fake-upstream.ts) in its own process. */
-export async function startUpstream(logDir: string): Promise<Upstream> {
+/** The fake provider (fake-upstream.ts) in its own process, its output in `logDir/<name>.log`. */
+export async function startUpstream(logDir: string, name = 'fake-upstream'): Promise<Upstream> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const child = startNode('fake-upstream', fileURLToPath(new URL('./fake-upstream.ts', import.meta.url)), [], { PORT: String(port) }, logDir);
+  const child = startNode(name, fileURLToPath(new URL('./fake-upstream.ts', import.meta.url)), [], { PORT: String(port) }, logDir);
   await child.waitUntilAnswering(`${origin}/stats`);
   return {
     submitUrl: `${origin}/sms`,

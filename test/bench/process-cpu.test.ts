@@ -38,9 +38,10 @@ describe("the bench's CPU split by process", () => {
     }
   });
 
-  it('tells PostgreSQL, Dispatch and the fake upstream by name and command line, and nothing else', () => {
+  it('tells PostgreSQL, Dispatch (or the floor server in its place) and the fake upstream by name and command line, and nothing else', () => {
     expect(roleOf('postgres', 'postgres: postgres dispatch [local] idle')).to.equal('postgres');
     expect(roleOf('node', '/usr/bin/node /srv/dispatch/app/main.ts')).to.equal('dispatch');
+    expect(roleOf('node', '/usr/bin/node /srv/dispatch/scripts/bench/floor-server.ts')).to.equal('dispatch');
     expect(roleOf('node', '/usr/bin/node /srv/dispatch/scripts/bench/fake-upstream.ts')).to.equal('upstream');
     expect(roleOf('node', '/usr/bin/node /srv/dispatch/scripts/bench/load/main.ts {}')).to.equal(undefined);
     expect(roleOf('pgbench', 'pgbench --client 10')).to.equal(undefined);

@@ -1,16 +1,17 @@
 import type { PgbenchResult } from '../baselines.ts';
 import { log, type Bench, type Measurement, type Row } from '../context.ts';
 import type { LoadResult } from '../load/job.ts';
-import { machineCpuRow, withMachineCpu, type MachineCpu } from '../machine-cpu.ts';
+import { lifeCpuRow, machineCpuRow, withMachineCpu, type MachineCpu } from '../machine-cpu.ts';
 import type { Tenant } from '../tenant.ts';
 import { ms, perSecond, ratio, refusals } from '../format.ts';
 
-const CONNECTIONS = 32;
+export const CLOSED_LOOP_CONNECTIONS = 32;
 
 /**
  * Target 1's load on a new tenant of 50 keys: a warm-up, settled, then POST /messages/send in a
- * closed loop of CONNECTIONS for the run's send duration, with the machine's CPU time during the
- * loop. `before` runs just before the loop and `after` just after it, whether it succeeded or not.
+ * closed loop of CLOSED_LOOP_CONNECTIONS for the run's send duration, with the machine's CPU time
+ * during the loop. `before` runs just before the loop and `after` just after it, whether it
+ * succeeded or not.
  */
 export async function closedLoopSends(
   bench: Bench,
@@ -21,12 +22,12 @@ export async function closedLoopSends(
   const { durations } = bench.options;
   const tenant = await bench.tenant(reference);
   log(`${label}: warm-up, ${durations.warmupSeconds} s`);
-  await bench.send(tenant, `${reference}-warmup`, { connections: CONNECTIONS, durationSeconds: durations.warmupSeconds });
+  await bench.send(tenant, `${reference}-warmup`, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: durations.warmupSeconds });
   await bench.settle();
-  log(`${label}: POST /messages/send, closed loop, ${CONNECTIONS} connections, ${durations.sendSeconds} s`);
+  log(`${label}: POST /messages/send, closed loop, ${CLOSED_LOOP_CONNECTIONS} connections, ${durations.sendSeconds} s`);
   around.before?.();
   try {
-    const { value: result, cpu } = await withMachineCpu(() => bench.send(tenant, reference, { connections: CONNECTIONS, durationSeconds: durations.sendSeconds }));
+    const { value: result, cpu } = await withMachineCpu(() => bench.send(tenant, reference, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: durations.sendSeconds }));
     return { tenant, result, cpu };
   } finally {
     around.after?.();
@@ -69,21 +70,22 @@ function databaseCpuRow(result: LoadResult, cpu: MachineCpu, pgbench: PgbenchRes
 /** Target 1: POST /messages/send in a closed loop, 32 connections, one account, 50 keys, against pgbench's per-transaction ceiling. */
 export async function measureSendThroughput(bench: Bench, pgbench: PgbenchResult | undefined): Promise<Measurement & { acceptedPerSecond: number }> {
   const { result, cpu } = await closedLoopSends(bench, '1', 'bench-1-closed-loop');
-  const drain = await bench.settle();
+  const { value: drain, cpu: drainCpu } = await withMachineCpu(() => bench.settle());
   const { cells, share } = againstPgbench(result, pgbench);
   return {
     acceptedPerSecond: result.okPerSecond,
     rows: [
       {
         target: '1',
-        what: `POST /messages/send, closed loop, ${CONNECTIONS} connections, 1 account, 50 keys`,
+        what: `POST /messages/send, closed loop, ${CLOSED_LOOP_CONNECTIONS} connections, 1 account, 50 keys`,
         ...cells,
         goal: '>= 0.50',
         pass: pgbench ? share >= 0.5 : undefined,
       },
       machineCpuRow('1', 'the closed loop', cpu, result.ok),
+      lifeCpuRow('1', 'Dispatch', result.ok, cpu, drainCpu, drain.ms),
       ...(pgbench ? [databaseCpuRow(result, cpu, pgbench)] : []),
     ],
-    figures: { result, cpu, backlogDrainedMs: drain.ms },
+    figures: { result, cpu, backlogDrainedMs: drain.ms, drainCpu },
   };
 }

@@ -9,10 +9,10 @@
  * counters, submission rows or jobs, and a message accepted before a crash is never sent. It is a
  * yardstick, not a design. Env: DATABASE_URL, PORT, UPSTREAM_URL, ACCOUNT_ID (the rows' account_id).
  */
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
 import { Batcher } from '../../db/batching.ts';
+import { newId } from '../../domain/ids.ts';
 
 const ROUTE_ID = 1;
 
@@ -91,7 +91,7 @@ async function handle(request: http.IncomingMessage, response: http.ServerRespon
     await recordingDelivered.submit(body.id);
     return answer(response, 200, {});
   }
-  const message = { id: `msg_${randomBytes(12).toString('base64url')}`, to: body.to, from: body.from, body: body.body };
+  const message = { id: newId('msg'), to: body.to, from: body.from, body: body.body };
   await accepting.submit(message);
   answer(response, 201, { data: { id: message.id, status: 'pending' } });
   submit(message);

@@ -10,6 +10,7 @@
  * yardstick, not a design. Env: DATABASE_URL, PORT, UPSTREAM_URL, ACCOUNT_ID (the rows' account_id).
  */
 import http from 'node:http';
+import { text } from 'node:stream/consumers';
 import pg from 'pg';
 import { Batcher } from '../../db/batching.ts';
 import { newId } from '../../domain/ids.ts';
@@ -61,18 +62,9 @@ const recordingDelivered = batched<string>((providerIds) => ({
   values: [providerIds],
 }));
 
-function readBody(message: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    message.on('data', (chunk: Buffer) => chunks.push(chunk));
-    message.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    message.on('error', reject);
-  });
-}
-
 function submit(message: Message): void {
   const request = http.request(upstream, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'idempotency-key': message.id } }, (response) => {
-    void readBody(response)
+    void text(response)
       .then((body) => recordingSent.submit({ id: message.id, providerId: (JSON.parse(body) as { id: string }).id }))
       .catch((error: unknown) => console.error(`recording ${message.id} as sent failed:`, error));
   });
@@ -86,7 +78,7 @@ function answer(response: http.ServerResponse, status: number, body: unknown): v
 
 async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
   if (request.url === '/healthz') return answer(response, 200, { status: 'ok' });
-  const body = JSON.parse(await readBody(request)) as Record<string, string>;
+  const body = JSON.parse(await text(request)) as Record<string, string>;
   if (request.url === '/dlr') {
     await recordingDelivered.submit(body.id);
     return answer(response, 200, {});

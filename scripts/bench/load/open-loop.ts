@@ -1,5 +1,5 @@
-import http from 'node:http';
 import type { LoadJob } from './job.ts';
+import { RawPool, requestHead } from './raw-http.ts';
 import type { Recorder } from './recorder.ts';
 import { acceptedId, requestMaker } from './requests.ts';
 
@@ -16,11 +16,12 @@ const IDLE_SOCKET_MS = 4_000;
 export async function openLoop(job: LoadJob, recorder: Recorder, ids: string[] | undefined): Promise<number> {
   const rate = job.ratePerSecond as number;
   const make = requestMaker(job);
-  // Dispatch's server closes a connection idle for 5 s (6 with Node's buffer). A socket taken from
-  // the pool as that close arrives fails with ECONNRESET: 1 to 6 requests in some runs, none in
-  // others. Closing idle sockets first, as clients that read the server's Keep-Alive hint do,
-  // keeps that race out of the loop's figures. Without an agent timeout Node ignores the hint.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Math.ceil(job.connections / job.urls.length), timeout: IDLE_SOCKET_MS });
+  const urls = job.urls.map((url) => new URL(url));
+  // Dispatch's server closes a connection idle for 5 s (6 with Node's buffer). A connection used
+  // as that close arrives fails with ECONNRESET: 1 to 6 requests in some runs, none in others.
+  // Closing idle connections first, as clients that read the server's Keep-Alive hint do, keeps
+  // that race out of the loop's figures.
+  const pools = urls.map((url) => new RawPool(url, { maxConnections: Math.ceil(job.connections / urls.length), idleMs: IDLE_SOCKET_MS, timeoutMs: TIMEOUT_MS }));
   const intervalMs = 1000 / rate;
   const total = Math.round(rate * job.durationSeconds);
   const started = performance.now();
@@ -37,25 +38,20 @@ export async function openLoop(job: LoadJob, recorder: Recorder, ids: string[] |
     const dueAt = started + i * intervalMs;
     const { headers, body } = make(i);
     inFlight++;
-    const request = http.request(job.urls[i % job.urls.length], { method: job.method, agent, headers, timeout: TIMEOUT_MS }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const status = response.statusCode ?? 0;
-        recorder.answer(status, performance.now() - dueAt, dueAt - started);
-        if (ids && status >= 200 && status < 300) {
-          const id = acceptedId(Buffer.concat(chunks).toString('utf8'));
+    pools[i % pools.length].request(requestHead(job.method, urls[i % urls.length], headers, body), body).then(
+      (answer) => {
+        recorder.answer(answer.status, performance.now() - dueAt, dueAt - started);
+        if (ids && answer.status >= 200 && answer.status < 300) {
+          const id = acceptedId(answer.body);
           if (id) ids.push(id);
         }
         done();
-      });
-    });
-    request.on('timeout', () => request.destroy(new Error('timed out')));
-    request.on('error', (error) => {
-      recorder.fail(error);
-      done();
-    });
-    request.end(body);
+      },
+      (error: Error) => {
+        recorder.fail(error);
+        done();
+      },
+    );
   };
   const tick = () => {
     const now = performance.now();
@@ -68,6 +64,6 @@ export async function openLoop(job: LoadJob, recorder: Recorder, ids: string[] |
   };
   tick();
   await finished;
-  agent.destroy();
+  for (const pool of pools) pool.destroy();
   return (performance.now() - started) / 1000;
 }

@@ -129,6 +129,18 @@ describe("the bench's raw HTTP client", () => {
     expect(connections).to.equal(2);
   });
 
+  it('fails a request left unanswered past its timeout, and closes its connection', async () => {
+    const server = net.createServer((socket) => socket.resume());
+    servers.push(server);
+    const url = await listen(server);
+    const client = new RawPool(url, { maxConnections: 1, idleMs: 4_000, timeoutMs: 50 });
+    pools.push(client);
+    let failure: Error | undefined;
+    await client.request(requestHead('GET', url, {}, undefined), undefined).catch((error: Error) => (failure = error));
+    expect(failure?.message).to.equal('timed out');
+    expect(client.connections).to.equal(0);
+  });
+
   it('takes a new connection after an answer that says Connection: close', async () => {
     const url = await rawServer(['HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}']);
     const client = pool(url, 1);

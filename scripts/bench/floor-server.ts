@@ -31,13 +31,13 @@ interface Message {
   body: string;
 }
 
-/** One statement per batch, one batch under way at a time (as Dispatch's group commit and report batches run). */
-function batched<T>(statement: (items: T[]) => pg.QueryConfig): Batcher<T, void> {
-  return new Batcher<T, void>({
-    run: async (items) => {
-      await pool.query(statement(items));
-      return items.map(() => undefined);
-    },
+/**
+ * One statement per batch, one batch under way at a time (as Dispatch's group commit and report
+ * batches run); `answers` reads each item's answer from the statement's rows.
+ */
+function batched<T, A = undefined>(statement: (items: T[]) => pg.QueryConfig, answers: (items: T[], rows: Record<string, unknown>[]) => A[] = (items) => items.map(() => undefined as A)): Batcher<T, A> {
+  return new Batcher<T, A>({
+    run: async (items) => answers(items, (await pool.query(statement(items))).rows),
     maxInFlight: 1,
   });
 }
@@ -56,11 +56,18 @@ const recordingSent = batched<{ id: string; providerId: string }>((sent) => ({
   values: [sent.map(({ id }) => id), sent.map(({ providerId }) => providerId)],
 }));
 
-const recordingDelivered = batched<string>((providerIds) => ({
-  name: 'delivered',
-  text: `UPDATE bench_messages SET status = 'delivered', delivered_at = now() WHERE route_id = ${ROUTE_ID} AND provider_message_id = ANY($1::text[])`,
-  values: [providerIds],
-}));
+/** Answers, for each upstream id, whether a sent message had it. */
+const recordingDelivered = batched<string, boolean>(
+  (providerIds) => ({
+    name: 'delivered',
+    text: `UPDATE bench_messages SET status = 'delivered', delivered_at = now() WHERE route_id = ${ROUTE_ID} AND provider_message_id = ANY($1::text[]) RETURNING provider_message_id`,
+    values: [providerIds],
+  }),
+  (providerIds, rows) => {
+    const found = new Set(rows.map((row) => row.provider_message_id));
+    return providerIds.map((id) => found.has(id));
+  },
+);
 
 function submit(message: Message): void {
   const request = http.request(upstream, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'idempotency-key': message.id } }, (response) => {
@@ -80,7 +87,9 @@ async function handle(request: http.IncomingMessage, response: http.ServerRespon
   if (request.url === '/healthz') return answer(response, 200, { status: 'ok' });
   const body = JSON.parse(await text(request)) as Record<string, string>;
   if (request.url === '/dlr') {
-    await recordingDelivered.submit(body.id);
+    // A report can overtake the submit's answer, whose upstream id is not recorded yet: refused,
+    // the upstream posts it again later, as providers retry a report that was not taken.
+    if (!(await recordingDelivered.submit(body.id))) return answer(response, 409, { error: 'no sent message has this upstream id yet' });
     return answer(response, 200, {});
   }
   const message = { id: newId('msg'), to: body.to, from: body.from, body: body.body };

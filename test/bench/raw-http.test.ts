@@ -52,8 +52,8 @@ describe("the bench's raw HTTP client", () => {
     return { url: await listen(server), connections: () => connections, mostAtOnce: () => mostAtOnce };
   }
 
-  function pool(url: URL, maxConnections: number, timeoutMs = OPTIONS.timeoutMs): RawPool {
-    const made = new RawPool(url, { ...OPTIONS, maxConnections, timeoutMs });
+  function pool(url: URL, maxConnections: number, timeoutMs = OPTIONS.timeoutMs, idleMs = OPTIONS.idleMs): RawPool {
+    const made = new RawPool(url, { maxConnections, timeoutMs, idleMs });
     pools.push(made);
     return made;
   }
@@ -139,6 +139,25 @@ describe("the bench's raw HTTP client", () => {
     await client.request(requestHead('GET', url, {}, undefined), undefined).catch((error: Error) => (failure = error));
     expect(failure?.message).to.equal('timed out');
     expect(client.connections).to.equal(0);
+  });
+
+  it('never hands a request to a connection that its idle timeout has just closed', async () => {
+    const server = await echoServer();
+    // Bursts of 1 to 40 requests with pauses of 0 to 7 ms, so that connections keep going idle for
+    // about the idle timeout of 5 ms just as the next burst looks for one.
+    const client = pool(server.url, 64, OPTIONS.timeoutMs, 5);
+    const head = requestHead('GET', server.url, {}, undefined);
+    const bursts = Array.from({ length: 400 }, (_, round) => 1 + ((round * 7) % 40));
+    const failures: string[] = [];
+    let answered = 0;
+    for (const [round, size] of bursts.entries()) {
+      await Promise.all(Array.from({ length: size }, () => client.request(head, undefined).then(() => answered++, (error: Error & { code?: string }) => failures.push(error.code ?? error.message))));
+      await new Promise((resolve) => setTimeout(resolve, round % 8));
+    }
+    expect(failures).to.deep.equal([]);
+    expect(answered).to.equal(bursts.reduce((sum, size) => sum + size));
+    // More connections than a burst's requests: idle timeouts closed some, and new ones were opened.
+    expect(server.connections()).to.be.greaterThan(40);
   });
 
   it('takes a new connection after an answer that says Connection: close', async () => {

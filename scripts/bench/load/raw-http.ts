@@ -40,12 +40,14 @@ class RawConnection {
     this.#socket.on('close', () => this.#close(Object.assign(new Error('the server closed the connection'), { code: 'ECONNRESET' })));
   }
 
+  // A socket destroyed by its idle timeout emits 'close' only later in the event loop's turn; until
+  // then it must not be handed a request, which would fail with the close.
   get closed(): boolean {
-    return this.#closed;
+    return this.#closed || this.#socket.destroyed;
   }
 
   get idle(): boolean {
-    return !this.#closed && !this.#pending;
+    return !this.closed && !this.#pending;
   }
 
   request(head: string, body: string | undefined): Promise<RawAnswer> {

@@ -23,7 +23,6 @@ class RawConnection {
   readonly #socket: net.Socket;
   #buffer: Buffer = Buffer.alloc(0);
   #pending: { resolve: (answer: RawAnswer) => void; reject: (error: Error) => void } | undefined;
-  #closed = false;
   readonly #idleMs: number;
   readonly #timeoutMs: number;
 
@@ -36,14 +35,14 @@ class RawConnection {
     // request; with a request under way, the request fails after timeoutMs without an answer.
     this.#socket.setTimeout(idleMs, () => this.#socket.destroy(this.#pending && new Error('timed out')));
     this.#socket.on('data', (chunk: Buffer) => this.#read(chunk));
-    this.#socket.on('error', (error) => this.#close(error));
-    this.#socket.on('close', () => this.#close(Object.assign(new Error('the server closed the connection'), { code: 'ECONNRESET' })));
+    this.#socket.on('error', (error) => this.#failPending(error));
+    this.#socket.on('close', () => this.#failPending(Object.assign(new Error('the server closed the connection'), { code: 'ECONNRESET' })));
   }
 
-  // A socket destroyed by its idle timeout emits 'close' only later in the event loop's turn; until
-  // then it must not be handed a request, which would fail with the close.
+  // Destroyed, not 'close' emitted: a socket destroyed by its idle timeout emits 'close' only later
+  // in the event loop's turn, and a request handed to it meanwhile would fail with that close.
   get closed(): boolean {
-    return this.#closed || this.#socket.destroyed;
+    return this.#socket.destroyed;
   }
 
   get idle(): boolean {
@@ -62,8 +61,7 @@ class RawConnection {
     this.#socket.destroy();
   }
 
-  #close(error: Error): void {
-    this.#closed = true;
+  #failPending(error: Error): void {
     this.#pending?.reject(error);
     this.#pending = undefined;
   }
@@ -85,7 +83,6 @@ class RawConnection {
     const pending = this.#pending;
     this.#pending = undefined;
     if (/\r\nconnection:[ \t]*close/i.test(head)) {
-      this.#closed = true;
       this.#socket.destroy();
     } else {
       this.#socket.setTimeout(this.#idleMs);

@@ -4,7 +4,7 @@ import { call, expectError } from '../support/client.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
 import { createTenant, eventually, sendingTenant, storeMessages, waitForMessage, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
-import { reconcileAll } from '../support/reconcile.ts';
+import { reconcileAll, settleEarlierTests } from '../support/reconcile.ts';
 
 const move = (accountId: string, verb: 'suspend' | 'close' | 'reactivate', reason = `ticket ${randomBase62(6)}`) =>
   call('POST', `/admin/accounts/${accountId}/${verb}`, { auth: 'admin', body: { reason } });
@@ -81,6 +81,11 @@ describe('the pending messages of an account that is not active', function () {
   const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
   const jobOf = async (messageId: string) =>
     (await harness.db.raw(`SELECT state, retry_count FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb(?::text)`, [messageId])).rows as { state: string; retry_count: number }[];
+
+  before(async function () {
+    this.timeout(150_000);
+    await settleEarlierTests();
+  });
 
   beforeEach(async () => {
     provider = await FakeHttpProvider.start();

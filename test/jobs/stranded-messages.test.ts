@@ -3,7 +3,7 @@ import { beginSubmission } from '../../db/message-attempts.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
 import { sendingTenant, storeMessages, waitForMessage } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
-import { reconcileAll } from '../support/reconcile.ts';
+import { reconcileAll, settleEarlierTests } from '../support/reconcile.ts';
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
@@ -13,6 +13,11 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
  */
 describe('messages that no live job will move', () => {
   let provider: FakeHttpProvider;
+
+  before(async function () {
+    this.timeout(150_000);
+    await settleEarlierTests();
+  });
 
   beforeEach(async () => {
     provider = await FakeHttpProvider.start();

@@ -82,10 +82,7 @@ describe('the pending messages of an account that is not active', function () {
   const jobOf = async (messageId: string) =>
     (await harness.db.raw(`SELECT state, retry_count FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb(?::text)`, [messageId])).rows as { state: string; retry_count: number }[];
 
-  before(async function () {
-    this.timeout(150_000);
-    await settleEarlierTests();
-  });
+  before(settleEarlierTests);
 
   beforeEach(async () => {
     provider = await FakeHttpProvider.start();

@@ -14,10 +14,7 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 describe('messages that no live job will move', () => {
   let provider: FakeHttpProvider;
 
-  before(async function () {
-    this.timeout(150_000);
-    await settleEarlierTests();
-  });
+  before(settleEarlierTests);
 
   beforeEach(async () => {
     provider = await FakeHttpProvider.start();

@@ -19,13 +19,14 @@ const dueSendJobs = async () =>
   Number((await harness.db('pgboss.job').where({ name: QUEUES.sendMessage.name, state: 'created' }).where('start_after', '<=', harness.db.fn.now()).count({ n: '*' }))[0].n);
 
 /**
- * For a suite's `before` hook: reconciles what earlier tests left pending (about 400 messages
- * midway through a full run) and waits until every send job that hands out has run once. A test's
- * own reconciliation then waits for its own message alone: its job is written last and would
- * otherwise run after all of theirs, which took 3 s in one full run and more than 10 s in a slower
- * hour. The deadline only bounds a failing run.
+ * A suite's `before` hook: reconciles what earlier tests left pending (about 400 messages midway
+ * through a full run) and waits until every send job that hands out has run once. A test's own
+ * reconciliation then waits for its own message alone: its job is written last and would otherwise
+ * run after all of theirs, which took 3 s in one full run and more than 10 s in a slower hour. The
+ * deadline only bounds a failing run.
  */
-export async function settleEarlierTests(): Promise<void> {
+export async function settleEarlierTests(this: Mocha.Context): Promise<void> {
+  this.timeout(150_000);
   await reconcileAll();
   await eventually(dueSendJobs, (due) => due === 0, { timeoutMs: 120_000, what: "the send jobs given to earlier tests' stranded messages to run" });
 }

@@ -20,10 +20,10 @@ const dueSendJobs = async () =>
 
 /**
  * A suite's `before` hook: reconciles what earlier tests left pending (about 400 messages midway
- * through a full run) and waits until every send job that hands out has run once. A test's own
- * reconciliation then waits for its own message alone: its job is written last and would otherwise
- * run after all of theirs, which took 3 s in one full run and more than 10 s in a slower hour. The
- * deadline only bounds a failing run.
+ * through a full run) and waits until every send job that this hands out has run once. A test's
+ * own reconciliation then waits for its own message alone: its job is written last and would
+ * otherwise run after all of theirs, which took 3 s in one full run and more than 10 s in a slower
+ * hour. The deadline only bounds a failing run.
  */
 export async function settleEarlierTests(this: Mocha.Context): Promise<void> {
   this.timeout(150_000);

@@ -71,7 +71,7 @@ export async function deleteEndpoint(db: Knex, accountId: string, id: string): P
 }
 
 /** An endpoint as fanning an event out reads it. */
-export type FanOutEndpoint = Pick<EndpointRow, 'id' | 'account_id' | 'events' | 'prompt_since'>;
+export type FanOutEndpoint = Pick<EndpointRow, 'id' | 'account_id' | 'events' | 'prompt_since' | 'last_success_at' | 'last_failure_at'>;
 
 /**
  * A scalar subquery: the active endpoints of the accounts that the subquery `accountIds` lists, as
@@ -79,11 +79,20 @@ export type FanOutEndpoint = Pick<EndpointRow, 'id' | 'account_id' | 'events' | 
  * (db/events.ts), so that recording events costs no round trip of its own for their endpoints.
  */
 export const activeEndpointsJson = (accountIds: string): string => `
-  (SELECT coalesce(json_agg(json_build_object('id', e.id, 'account_id', e.account_id, 'events', e.events, 'prompt_since', e.prompt_since)), '[]')
+  (SELECT coalesce(json_agg(json_build_object('id', e.id, 'account_id', e.account_id, 'events', e.events, 'prompt_since', e.prompt_since,
+     'last_success_at', e.last_success_at, 'last_failure_at', e.last_failure_at)), '[]')
    FROM webhook_endpoints e WHERE e.account_id IN (${accountIds}) AND e.is_active AND e.deleted_at IS NULL)`;
 
-export const endpointsFromJson = (endpoints: (Omit<FanOutEndpoint, 'prompt_since'> & { prompt_since: string | null })[]): FanOutEndpoint[] =>
-  endpoints.map((endpoint) => ({ ...endpoint, prompt_since: endpoint.prompt_since === null ? null : new Date(endpoint.prompt_since) }));
+type Standing = 'prompt_since' | 'last_success_at' | 'last_failure_at';
+const dateOrNull = (value: string | null): Date | null => (value === null ? null : new Date(value));
+
+export const endpointsFromJson = (endpoints: (Omit<FanOutEndpoint, Standing> & Record<Standing, string | null>)[]): FanOutEndpoint[] =>
+  endpoints.map((endpoint) => ({
+    ...endpoint,
+    prompt_since: dateOrNull(endpoint.prompt_since),
+    last_success_at: dateOrNull(endpoint.last_success_at),
+    last_failure_at: dateOrNull(endpoint.last_failure_at),
+  }));
 
 export async function insertDeliveries(db: Knex, deliveries: Pick<DeliveryRow, 'endpoint_id' | 'event_id'>[]): Promise<DeliveryRow[]> {
   if (deliveries.length === 0) return [];
@@ -99,13 +108,13 @@ export async function findDelivery(db: Knex, id: number, lock = false) {
   if (lock) query.forUpdate('d');
   return query.first(
       'd.id', 'd.status', 'd.attempts', 'd.endpoint_id', 'd.event_id',
-      'w.url', 'w.signing_secret', 'w.is_active', 'w.deleted_at', 'w.prompt_since',
+      'w.account_id', 'w.url', 'w.signing_secret', 'w.is_active', 'w.deleted_at', 'w.prompt_since', 'w.last_success_at', 'w.last_failure_at',
       // Judged by the database's clock, the one that set the expiry.
       db.raw('CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signing_secret END AS previous_signing_secret'),
       'e.type', 'e.data', 'e.created_at as event_created_at',
     ) as Promise<
     | (Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'endpoint_id' | 'event_id'> &
-        Pick<EndpointRow, 'url' | 'signing_secret' | 'previous_signing_secret' | 'is_active' | 'deleted_at' | 'prompt_since'> & { type: string; data: Record<string, unknown>; event_created_at: Date })
+        Pick<EndpointRow, 'account_id' | 'url' | 'signing_secret' | 'previous_signing_secret' | 'is_active' | 'deleted_at' | 'prompt_since' | 'last_success_at' | 'last_failure_at'> & { type: string; data: Record<string, unknown>; event_created_at: Date })
     | undefined
   >;
 }
@@ -160,14 +169,18 @@ export async function listAttempts(db: Knex, endpointId: string, page: PageReque
  * Records an attempt on its endpoint: a success resets the count of failed deliveries; a prompt
  * attempt starts (or continues) its run of prompt answers, any other ends it. Answers its standing.
  */
-export async function recordEndpointAttempt(db: Knex, id: string, attempt: { succeeded: boolean; prompt: boolean }): Promise<Pick<EndpointRow, 'prompt_since'>> {
+export async function recordEndpointAttempt(
+  db: Knex,
+  id: string,
+  attempt: { succeeded: boolean; prompt: boolean },
+): Promise<Pick<EndpointRow, 'prompt_since' | 'last_success_at' | 'last_failure_at'>> {
   const [row] = await db('webhook_endpoints')
     .where({ id })
     .update({
       ...(attempt.succeeded ? { failure_count: 0, last_success_at: db.fn.now() } : { last_failure_at: db.fn.now() }),
       prompt_since: attempt.prompt ? db.raw('coalesce(prompt_since, now())') : null,
     })
-    .returning('prompt_since');
+    .returning(['prompt_since', 'last_success_at', 'last_failure_at']);
   return row;
 }
 

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { laneJobOptions, type DeliveryLane } from '../db/delivery-lanes.ts';
 import type { JobQueue } from '../db/queues.ts';
 import {
   countAttempt,
@@ -14,6 +13,7 @@ import {
   type DeliveryRow,
   type EndpointRow,
 } from '../db/webhooks.ts';
+import { laneJobOptions, laneOf, type DeliveryLane } from './delivery-lanes.ts';
 import { newId } from './ids.ts';
 
 export interface DeliveryRules {
@@ -32,18 +32,13 @@ export interface AttemptResult {
   durationMs: number;
 }
 
-/**
- * An endpoint is on probation (one attempt at a time, never by the workers reserved for prompt
- * endpoints) until an attempt ends promptly, within half the deadline, whether it succeeded or
- * not, and again from any attempt that does not. What an endpoint takes from the others is the
- * time its attempts hold a worker, so that, not its answers, decides its lane.
- */
-export const laneOf = (endpoint: Pick<EndpointRow, 'prompt_since'>): DeliveryLane => (endpoint.prompt_since === null ? 'probation' : 'prompt');
+type Delivery = Pick<DeliveryRow, 'id' | 'endpoint_id'> & Pick<EndpointRow, 'account_id'>;
 
-type Delivery = Pick<DeliveryRow, 'id' | 'endpoint_id'>;
+/** A delivery's job names its account, by which the workers take turns (domain/delivery-lanes.ts). */
+export const deliveryJob = (delivery: Delivery) => ({ delivery_id: delivery.id, account_id: delivery.account_id });
 
 async function enqueueAttempt(trx: Knex.Transaction, jobs: JobQueue, delivery: Delivery, lane: DeliveryLane, startAfter?: Date): Promise<void> {
-  await jobs.enqueue(trx, 'deliverWebhook', { delivery_id: delivery.id }, { ...laneJobOptions(delivery.endpoint_id, lane), ...(startAfter && { startAfter }) });
+  await jobs.enqueue(trx, 'deliverWebhook', deliveryJob(delivery), { ...laneJobOptions(delivery.endpoint_id, lane), ...(startAfter && { startAfter }) });
 }
 
 /** The delivery ends unsuccessful and counts against its endpoint, which is disabled at `disableAfter`. */

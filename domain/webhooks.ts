@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { insertEvents, type EventRow } from '../db/events.ts';
 import type { JobQueue } from '../db/queues.ts';
-import { laneJobOptions } from '../db/delivery-lanes.ts';
 import {
   disableEndpoint,
   enableEndpoint,
@@ -16,7 +15,8 @@ import {
 import { conflict, invalidRequest, notFound } from './errors.ts';
 import { newId, randomBase62 } from './ids.ts';
 import { checkWebhookUrl } from './ssrf-guard.ts';
-import { laneOf } from './webhook-deliveries.ts';
+import { laneJobOptions, laneOf, type LaneStanding } from './delivery-lanes.ts';
+import { deliveryJob } from './webhook-deliveries.ts';
 
 export interface EndpointRequest {
   url: string;
@@ -63,16 +63,16 @@ export async function fanOut(trx: Knex.Transaction, jobs: JobQueue, events: Even
 async function deliver(
   trx: Knex.Transaction,
   jobs: JobQueue,
-  endpoints: Pick<EndpointRow, 'id' | 'prompt_since'>[],
+  endpoints: (Pick<EndpointRow, 'id' | 'account_id'> & LaneStanding)[],
   deliveries: { endpoint_id: string; event_id: string }[],
 ): Promise<void> {
   const stored = await insertDeliveries(trx, deliveries);
-  const lanes = new Map(endpoints.map((endpoint) => [endpoint.id, laneOf(endpoint)]));
+  const byId = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
   await jobs.enqueueMany(
     trx,
     'deliverWebhook',
-    stored.map((delivery) => ({ delivery_id: delivery.id })),
-    (_, index) => laneJobOptions(stored[index].endpoint_id, lanes.get(stored[index].endpoint_id)!),
+    stored.map((delivery) => deliveryJob({ ...delivery, account_id: byId.get(delivery.endpoint_id)!.account_id })),
+    (_, index) => laneJobOptions(stored[index].endpoint_id, laneOf(byId.get(stored[index].endpoint_id)!)),
   );
 }
 

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import type { Job } from 'pg-boss';
 import packageJson from '../package.json' with { type: 'json' };
-import { ENDPOINT_CONCURRENCY, LANE_PRIORITY, laneOfJob, type DeliveryLane } from '../db/delivery-lanes.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { QUEUES } from '../db/queues.ts';
 import { abandonDelivery, findDelivery } from '../db/webhooks.ts';
-import { laneOf, moveToLane, recordWebhookAttempt, type DeliveryRules } from '../domain/webhook-deliveries.ts';
+import { DELIVERY_TURNS, LANE_PRIORITY, laneOf, laneOfJob, type DeliveryLane } from '../domain/delivery-lanes.ts';
+import { moveToLane, recordWebhookAttempt, type DeliveryRules } from '../domain/webhook-deliveries.ts';
 import { signPayload, SIGNATURE_HEADER } from '../domain/webhook-signature.ts';
 import type { DispatchOptions, JobDispatchers } from './job-dispatcher.ts';
 import { postWebhook, type WebhookPostResult } from './webhook-post.ts';
@@ -61,21 +61,23 @@ export async function attemptDelivery(deps: WebhookDependencies, deliveryId: num
 }
 
 /**
- * Each job is one attempt, run on its own, so that no attempt waits for another. Jobs are grouped
- * by endpoint, and pg-boss caps the attempts in flight per endpoint across every process
- * (ENDPOINT_CONCURRENCY: 4, or 1 on probation). The reserved slots take only prompt-lane jobs;
- * the shared ones take any, prompt-lane first. So endpoints that are new, slow or hanging hold at
- * most the shared slots (one each), each for at most WEBHOOK_TIMEOUT_MS, and never a reserved
- * slot; an endpoint that was prompt and starts to hang holds at most 4 slots for one deadline
- * before its jobs move to probation.
+ * Each job is one attempt, run on its own, so that no attempt waits for another. The workers take
+ * turns by endpoint and then by account (DELIVERY_TURNS): an endpoint with no attempt in flight
+ * goes before another endpoint's second, and an account with fewer attempts in flight first. The
+ * reserved slots take only the jobs of prompt endpoints; the shared ones take any: prompt, then
+ * new, then on probation. So endpoints that are new, slow or hanging hold at most the shared
+ * slots (one each), each for at most WEBHOOK_TIMEOUT_MS, and never a reserved slot; an endpoint
+ * that was prompt and starts to hang holds at most 4 slots for one deadline before its jobs move
+ * to probation.
  */
-// Prompt-lane jobs are due at once and announced, so polling is only the backstop for the
-// reserved slots. Retries are due later, unannounced, so the shared slots poll every second.
-const RESERVED: DispatchOptions = { concurrency: 16, pollMs: 5000, fetch: { groupConcurrency: ENDPOINT_CONCURRENCY, minPriority: LANE_PRIORITY.prompt } };
-const SHARED: DispatchOptions = { concurrency: 16, pollMs: 1000, fetch: { groupConcurrency: ENDPOINT_CONCURRENCY } };
+// Retries fall due later and are not announced, so both kinds of slot look for due jobs this often:
+// it bounds how late a retry starts while a slot is free.
+const DUE_POLL_MS = 250;
+const RESERVED: DispatchOptions = { concurrency: 16, pollMs: DUE_POLL_MS, turns: { ...DELIVERY_TURNS, minPriority: LANE_PRIORITY.prompt } };
+const SHARED: DispatchOptions = { concurrency: 16, pollMs: DUE_POLL_MS, turns: DELIVERY_TURNS };
 
 export function startWebhookWorker(dispatchers: JobDispatchers, deps: WebhookDependencies): void {
-  const handle = async (job: Job<{ delivery_id: number }>): Promise<void> => {
+  const handle = async (job: Job<{ delivery_id: number; account_id?: string }>): Promise<void> => {
     const { delivery_id: deliveryId } = job.data;
     try {
       await attemptDelivery(deps, deliveryId, laneOfJob(job));

@@ -1,5 +1,6 @@
 import type { FetchOptions, JobWithMetadata, PgBoss } from 'pg-boss';
 import { Batcher } from '../db/batching.ts';
+import { fetchInTurn, type TurnOptions } from '../db/fair-fetch.ts';
 import { JOBS_CHANNEL } from '../db/queues.ts';
 import { listenFor, type NotificationListener } from '../db/notifications.ts';
 
@@ -8,7 +9,10 @@ export interface DispatchOptions {
   concurrency: number;
   /** How often to look for jobs nobody announced: retries whose delay has passed, work missed while not listening. */
   pollMs: number;
+  /** pg-boss's own fetch: oldest due job first, each group capped. */
   fetch?: Pick<FetchOptions, 'groupConcurrency' | 'minPriority' | 'maxPriority'>;
+  /** Instead, groups and then owners take turns (db/fair-fetch.ts). */
+  turns?: TurnOptions;
 }
 
 export type JobHandler<Data> = (job: JobWithMetadata<Data>) => Promise<void>;
@@ -82,8 +86,10 @@ class JobDispatcher<Data extends object> {
       const free = this.options.concurrency - this.running.size;
       if (free > 0) {
         try {
-          const jobs = await this.boss.fetch<Data>(this.queue, { ...this.options.fetch, batchSize: free, includeMetadata: true });
-          for (const job of jobs) this.launch(job as JobWithMetadata<Data>);
+          const jobs = this.options.turns
+            ? await fetchInTurn<Data>(this.boss, this.queue, free, this.options.turns)
+            : ((await this.boss.fetch<Data>(this.queue, { ...this.options.fetch, batchSize: free, includeMetadata: true })) as JobWithMetadata<Data>[]);
+          for (const job of jobs) this.launch(job);
         } catch (error) {
           this.onError(error);
         }

@@ -28,6 +28,7 @@ import { measureSendThroughput } from './bench/measure/send-throughput.ts';
 import { measureSoak } from './bench/measure/soak.ts';
 import { measureStats } from './bench/measure/stats.ts';
 import { measureTrickle } from './bench/measure/trickle.ts';
+import { measureWebhookIsolation } from './bench/measure/webhook-isolation.ts';
 import { parseOptions } from './bench/options.ts';
 import { startDatabase, type BenchDatabase } from './bench/postgres.ts';
 import { describeMachine, formatTable, writeResults } from './bench/report.ts';
@@ -123,6 +124,7 @@ try {
   await attempt('6', 'limits O(1)', async () => measureLimits(bench, await big));
   await attempt('opt-outs', 'send with opt-outs', () => measureOptOuts(bench));
   await attempt('stats', 'GET /stats', () => measureStats(bench, adminToken));
+  await attempt('webhooks', 'webhook isolation', () => measureWebhookIsolation(bench));
   await attempt('7', '10-minute open loop', () => measureSoak(bench, rate));
   await attempt('totals', 'totals', () => checkTotals(bench));
 

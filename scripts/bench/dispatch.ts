@@ -39,7 +39,8 @@ export const cpuProfileArgs = (name: string, dir: string | undefined): string[] 
  * With `cpuProfileDir`, each process writes its CPU profile there when the bench stops it.
  */
 export async function startDispatchProcesses(apiCount: number, workerCount: number, databaseUrl: string, adminToken: string, logDir: string, cpuProfileDir?: string): Promise<DispatchProcesses> {
-  const common = { DATABASE_URL: databaseUrl, ADMIN_TOKEN: adminToken };
+  // Private webhook URLs: the webhook target's receivers listen on this machine.
+  const common = { DATABASE_URL: databaseUrl, ADMIN_TOKEN: adminToken, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
   const api: DispatchProcess[] = [];
   for (let i = 1; i <= apiCount; i++) {
     api.push(await startOne(`dispatch-${i}`, { ...common, DISPATCH_ROLE: workerCount > 0 ? 'api' : 'all' }, undefined, logDir, cpuProfileDir));

@@ -47,7 +47,7 @@ export interface Options {
   openLoopRate: number | undefined;
 }
 
-export const TARGETS = ['1', '2', 'cpu', 'accept-alone', 'floor', '3', '4', '5', '6', 'opt-outs', 'stats', '7', 'totals'];
+export const TARGETS = ['1', '2', 'cpu', 'accept-alone', 'floor', '3', '4', '5', '6', 'opt-outs', 'stats', 'webhooks', '7', 'totals'];
 
 const FULL: Durations = {
   pgbenchSeconds: 15,

@@ -32,7 +32,7 @@ describe('recording events with the endpoints to fan them out to', () => {
     expect(await harness.db('events').whereIn('id', given.map((row) => row.id)).count('* as n').first()).to.deep.equal({ n: 3 });
     const byId = new Map(endpoints.map((found) => [found.id, found]));
     expect([...byId.keys()].sort()).to.deep.equal([activeOfA.id, prompt.id, activeOfB.id].sort());
-    expect(byId.get(activeOfA.id)).to.deep.equal({ id: activeOfA.id, account_id: a.accountId, events: ['message.sent'], prompt_since: null });
+    expect(byId.get(activeOfA.id)).to.deep.equal({ id: activeOfA.id, account_id: a.accountId, events: ['message.sent'], prompt_since: null, last_success_at: null, last_failure_at: null });
     expect(byId.get(prompt.id)?.prompt_since?.toISOString()).to.equal(promptSince.toISOString());
   });
 

@@ -5,7 +5,7 @@ import { sendingTenant } from '../support/fixtures.ts';
 import { startInstance } from '../support/harness.ts';
 import { siblingDatabase } from '../support/sibling-database.ts';
 import { WebhookReceiver, type Answer } from '../support/webhook-receiver.ts';
-import { allSettled, attemptsOf, waitUntil } from '../support/webhook-state.ts';
+import { allSettled, attemptsOf, deliveriesOf, waitUntil } from '../support/webhook-state.ts';
 
 async function ok(expected: number, answer: Promise<{ status: number; body: any }>): Promise<any> {
   const { status, body } = await answer;
@@ -66,5 +66,61 @@ describe('webhook isolation between endpoints', function () {
     const attempts = await attemptsOf(healthy.id, dispatch.db);
     expect(attempts.map((attempt) => [attempt.attempt, attempt.succeeded])).to.deep.equal(Array.from({ length: EVENTS }, () => [1, true]));
     expect(new Set(healthy.receiver.received.map((delivery) => delivery.event.id)).size).to.equal(EVENTS);
+  });
+});
+
+/** The slots shared by every lane (jobs/deliver-webhook.ts): what hanging endpoints can hold at most. */
+const SHARED_SLOTS = 16;
+
+describe('webhook turns while hanging endpoints hold every shared slot', function () {
+  this.timeout(120_000);
+  let sibling: Awaited<ReturnType<typeof siblingDatabase>>;
+  let dispatch: Dispatch;
+  const receivers: WebhookReceiver[] = [];
+
+  before(async () => {
+    sibling = await siblingDatabase();
+    // Hanging requests stay open until the test releases them, and a released one's retry falls
+    // due after the test: what happens meanwhile is an order.
+    dispatch = await startInstance(sibling.url, { WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_RETRY_SCHEDULE: '0,600' });
+  });
+
+  after(async () => {
+    for (const receiver of receivers) receiver.release();
+    await dispatch?.stop();
+    for (const receiver of receivers) await receiver.stop();
+    await sibling?.drop();
+  });
+
+  async function endpoint(key: string, answer: Answer): Promise<{ receiver: WebhookReceiver; id: string }> {
+    const receiver = await WebhookReceiver.start();
+    receivers.push(receiver);
+    receiver.answerWith(answer);
+    const created = await ok(201, call('POST', '/webhooks/create', { auth: key, baseUrl: dispatch.baseUrl, body: { url: receiver.url } }));
+    return { receiver, id: created.id };
+  }
+
+  it("gives a slot that frees to another account's new endpoint before the next of the hanging account's queued endpoints", async () => {
+    const flooding = await rejectingTenant(dispatch.baseUrl);
+    const hanging: { receiver: WebhookReceiver; id: string }[] = [];
+    for (let i = 0; i < SHARED_SLOTS + 4; i++) hanging.push(await endpoint(flooding, 'hang'));
+    await ok(201, call('POST', '/messages/bulk', { auth: flooding, baseUrl: dispatch.baseUrl, body: { recipients: recipients.slice(0, 1), from: 'Dispatch', body: 'Flood' } }));
+    const holding = () => hanging.filter(({ receiver }) => receiver.openRequests > 0);
+    await waitUntil('the hanging endpoints holding every shared slot', () => holding().length === SHARED_SLOTS);
+
+    const other = await rejectingTenant(dispatch.baseUrl);
+    const fresh = await endpoint(other, 200);
+    await ok(201, call('POST', '/messages/send', { auth: other, baseUrl: dispatch.baseUrl, body: { to: recipients[1], from: 'Dispatch', body: 'Hello' } }));
+    // Its job is queued behind the four hanging endpoints' older ones; no slot is free yet.
+    await waitUntil('its delivery queued', async () => (await deliveriesOf(fresh.id, dispatch.db)).length === 1);
+    expect(await attemptsOf(fresh.id, dispatch.db)).to.have.length(0);
+    expect(fresh.receiver.received).to.have.length(0);
+
+    holding()[0].receiver.release();
+    await waitUntil("the other account's new endpoint served", () => fresh.receiver.received.length === 1);
+    const queued = hanging.filter(({ receiver }) => receiver.received.length === 0 || receiver.received[0].sequence > fresh.receiver.received[0].sequence);
+    expect(queued).to.have.length(4);
+    await waitUntil('its delivery settled', () => allSettled(fresh.id, 1, dispatch.db));
+    expect((await attemptsOf(fresh.id, dispatch.db)).map((attempt) => [attempt.attempt, attempt.succeeded])).to.deep.equal([[1, true]]);
   });
 });

@@ -6,7 +6,11 @@ export interface ReceivedDelivery {
   rawBody: string;
   event: { id: string; type: string; data: Record<string, any> };
   receivedAt: number;
+  /** Its place among the requests every receiver of this process has read: an order that no clock can tie. */
+  sequence: number;
 }
+
+let requestsRead = 0;
 
 /**
  * How the receiver answers the n-th request (0-based):
@@ -55,7 +59,7 @@ export class WebhookReceiver {
 
   private handle(headers: IncomingHttpHeaders, rawBody: string, res: ServerResponse): void {
     const index = this.received.length;
-    this.received.push({ headers, rawBody, event: JSON.parse(rawBody), receivedAt: Date.now() });
+    this.received.push({ headers, rawBody, event: JSON.parse(rawBody), receivedAt: Date.now(), sequence: ++requestsRead });
     this.open += 1;
     res.on('close', () => {
       this.open -= 1;

@@ -13,13 +13,14 @@ export interface Stage {
   tearDown: (failed: boolean) => Promise<void>;
 }
 
-export async function startStage(name: string): Promise<Stage> {
+/** `env` is added to the Dispatch process's environment. */
+export async function startStage(name: string, env: Record<string, string> = {}): Promise<Stage> {
   const cluster = await PostgresCluster.create();
   const databaseUrl = await cluster.createDatabase('dispatch');
   const pool = inspectionPool(databaseUrl);
   let dispatch: DispatchProcess;
   try {
-    dispatch = await DispatchProcess.start({ databaseUrl, name });
+    dispatch = await DispatchProcess.start({ databaseUrl, name, env });
   } catch (error) {
     await pool.end();
     await cluster.remove();

@@ -8,6 +8,7 @@ import { parseHttpDeliveryReport } from '../providers/index.ts';
 import type { DeliveryReport } from '../providers/types.ts';
 import type { RecordedReport } from '../domain/message-outcomes.ts';
 import { successBody } from './envelope.ts';
+import { refuseUnholdableBody } from './request-guard.ts';
 
 /**
  * Where HTTP providers post delivery reports: `POST /callbacks/dlr/<route token>`. The token is
@@ -17,7 +18,7 @@ import { successBody } from './envelope.ts';
 export function deliveryReportCallback(db: Knex, jobs: JobQueue, onRecorded: (routeId: number, report: DeliveryReport, recorded: RecordedReport) => void) {
   const router = express.Router();
   const reports = new DeliveryReportRecorder(db, jobs);
-  router.post('/callbacks/dlr/:token', express.json({ limit: '64kb' }), async (req: Request, res: Response, next: NextFunction) => {
+  router.post('/callbacks/dlr/:token', express.json({ limit: '64kb' }), refuseUnholdableBody, async (req: Request, res: Response, next: NextFunction) => {
     try {
       const route = await findRouteByDlrToken(db, String(req.params.token));
       if (!route || route.provider !== 'http') throw new ApiError(404, 'invalid_request_error', 'not_found', 'Unknown delivery-report URL.');

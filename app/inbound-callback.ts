@@ -6,6 +6,7 @@ import { ApiError, invalidRequest } from '../domain/errors.ts';
 import { receiveInboundDelivery } from '../domain/inbound-parts.ts';
 import { parseHttpInbound } from '../providers/http-inbound.ts';
 import { successBody } from './envelope.ts';
+import { refuseUnholdableBody } from './request-guard.ts';
 import type { Logger } from './logger.ts';
 
 /**
@@ -16,7 +17,7 @@ import type { Logger } from './logger.ts';
  */
 export function inboundCallback(db: Knex, jobs: JobQueue, logger: Pick<Logger, 'warn'>) {
   const router = express.Router();
-  router.post('/callbacks/inbound/:token', express.json({ limit: '256kb' }), async (req: Request, res: Response, next: NextFunction) => {
+  router.post('/callbacks/inbound/:token', express.json({ limit: '256kb' }), refuseUnholdableBody, async (req: Request, res: Response, next: NextFunction) => {
     let routeId: number | undefined;
     try {
       const route = await findRouteByDlrToken(db, String(req.params.token));

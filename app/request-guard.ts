@@ -77,10 +77,22 @@ function unholdableText(api: OpenAPIBackend, req: Request): ApiError | undefined
   for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
     if (!storable(name) || [value].flat().some((item) => typeof item === 'string' && !storable(item))) return notStorable(name);
   }
-  const inBody = unstorableInBody(req.body);
+  return unholdableBody(req.body);
+}
+
+function unholdableBody(body: unknown): ApiError | undefined {
+  const inBody = unstorableInBody(body);
   if (inBody === undefined) return undefined;
   if ('tooDeep' in inBody) return invalidRequest(undefined, `The request body is nested more than ${MAX_BODY_DEPTH} levels deep.`, 'invalid_request');
   return inBody.param ? notStorable(inBody.param) : invalidRequest(undefined, `The request body must not contain ${UNSTORABLE}.`);
+}
+
+/**
+ * The same refusal for the provider callbacks, whose bodies are not described by openapi.yaml:
+ * their paths carry only a route's token, which a lookup answers 404 when it holds such text.
+ */
+export function refuseUnholdableBody(req: Request, _res: Response, next: NextFunction): void {
+  next(unholdableBody(req.body));
 }
 
 const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;

@@ -86,6 +86,17 @@ describe('POST /callbacks/inbound/<route token> (HTTP providers)', () => {
     expect(await harness.db('inbound_messages').where({ route_id: tenant.routeId })).to.have.length(0);
   });
 
+  it('answers 400 naming the field that holds a NUL or a lone surrogate, and stores nothing', async () => {
+    const tenant = await httpTenant();
+    for (const [field, text] of [['id', 'up\u0000nul'], ['body', 'half \ud800 of a pair'], ['id', '\udfff'], ['body', 'Hi\u0000']] as const) {
+      const body = { id: 'up-hostile', from: randomHandset(), to: tenant.number, body: 'Hi', [field]: text };
+      const answer = await post(tenant.inboundUrl, body);
+      expect(answer.status, `${field}: ${JSON.stringify(text)}`).to.equal(400);
+      expect(answer.body.error).to.include({ type: 'invalid_request_error', param: field });
+    }
+    expect(await harness.db('inbound_messages').where({ route_id: tenant.routeId })).to.have.length(0);
+  });
+
   it('answers 404 for a token no HTTP route has, and shows no inbound URL on other routes', async () => {
     const tenant = await httpTenant();
     const answer = await post(tenant.inboundUrl.replace(/[^/]+$/, 'x'.repeat(32)), { id: 'x', from: randomHandset(), to: randomHandset(), body: 'Hi' });

@@ -159,6 +159,25 @@ describe('sending through an HTTP provider', () => {
     expect(((await malformed.json()) as { error: { code: string } }).error.code).to.equal('parameter_invalid');
   });
 
+  it("answers 400 naming the field to a report whose id or error_code holds a NUL or a lone surrogate, and leaves the message as it was", async () => {
+    const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
+    primary.behave({ accept: true, id: 'hostile-1' });
+    const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
+    await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'sent');
+    const dlrUrl = primary.requests.at(-1)!.body.dlr_url;
+    for (const [field, report] of [
+      ['id', { id: 'hostile\u00001', status: 'delivered' }],
+      ['id', { id: '\ud800', status: 'delivered' }],
+      ['error_code', { id: 'hostile-1', status: 'failed', error_code: 'E\u0000' }],
+      ['error_code', { id: 'hostile-1', status: 'failed', error_code: 'E\udc00' }],
+    ] as const) {
+      const answer = await primary.postReport(dlrUrl, report);
+      expect(answer.status, JSON.stringify(report)).to.equal(400);
+      expect(((await answer.json()) as { error: { param: string } }).error.param).to.equal(field);
+    }
+    expect((await call('GET', `/messages/${response.body.data.id}`, { auth: tenant.key })).body.data.status).to.equal('sent');
+  });
+
   it('does not hold back messages to a healthy route while another route hangs', async () => {
     const slowTenant = await sendingTenant({ routes: [httpRoute(primary, { timeout_ms: 15_000 })] });
     const fastTenant = await sendingTenant({ routes: [httpRoute(backup)] });

@@ -34,7 +34,12 @@ export async function main(): Promise<void> {
   } else if (!(await waitForDatabase(databaseUrl, config.databaseConnectTimeoutSeconds, logger))) {
     process.exit(1);
   }
-  const dispatch = await startDispatch(config, databaseUrl, logger);
+  const dispatch = await startDispatch(config, databaseUrl, logger).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE' && error.code !== 'EACCES') throw error;
+    process.stderr.write(`dispatch: cannot listen on ${config.host}:${config.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied'}; set PORT to another port\n`);
+    await embedded?.stop();
+    process.exit(1);
+  });
 
   if (embedded && (await isEmpty(dispatch.db))) {
     const { apiKey } = await seedDemoTenant(dispatch.db);

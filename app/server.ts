@@ -101,9 +101,15 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
     api?.deps,
   );
   const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(config.port, config.host, () => resolve(listening));
-    listening.once('error', reject);
+    // Express 5 hands a failure to listen (a port in use) to this callback, not only to 'error'.
+    const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
     listening.on('clientError', answerClientError);
+  }).catch(async (error: unknown) => {
+    // What started before the server is stopped, so that the process can exit cleanly.
+    await boss.stop({ graceful: false });
+    await api?.stop();
+    await db.destroy();
+    throw error;
   });
   const { port } = server.address() as { port: number };
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +100,26 @@ describe('npm start with no DATABASE_URL', function () {
       await client.end();
     }
     expect(await stop(started)).to.equal(0);
+  });
+
+  it('exits 1 with one line naming a port in use, and leaves no PostgreSQL of its own running', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const env: Record<string, string | undefined> = { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+      delete env.DATABASE_URL;
+      const child = spawn(process.execPath, ['app/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect(code, stderr).to.equal(1);
+      expect(stderr.trim()).to.equal(`dispatch: cannot listen on 127.0.0.1:${port}: the port is in use; set PORT to another port`);
+      // Its embedded server stopped: the data directory holds no postmaster.pid.
+      expect(await stat(join(dataDir, 'postgres', 'postmaster.pid')).then(() => 'running', () => 'stopped')).to.equal('stopped');
+    } finally {
+      taken.close();
+    }
   });
 
   it('stops with a one-line message naming a bad variable', async () => {

@@ -48,6 +48,24 @@ interface HandlerResult {
 
 type Caller = CustomerCaller | AdminCaller;
 
+/** 405 naming the methods the path allows, in `Allow` too (GET brings HEAD). */
+function methodNotAllowed(req: Request, methods: readonly string[]): ApiError {
+  const allowed = methods.flatMap((method) => (method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]));
+  return new ApiError(405, 'invalid_request_error', 'method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`, {
+    headers: { Allow: allowed.join(', ') },
+  });
+}
+
+/**
+ * The methods of each path of the document written without parameters (`/messages/send`). A
+ * request for such a path with another method is answered 405 before routing, which would
+ * otherwise match it to a templated path (`GET /messages/send` to `GET /messages/{id}`).
+ */
+function literalPathMethods(api: OpenAPIBackend): Map<string, string[]> {
+  const paths = Object.entries(api.definition.paths ?? {}).filter(([path]) => !path.includes('{'));
+  return new Map(paths.map(([path, item]) => [path, METHODS.filter((method) => item?.[method] !== undefined)]));
+}
+
 /** The OpenAPI document as a router and validator, with one handler per operationId. */
 export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBackend> {
   const api = new OpenAPIBackend({
@@ -75,10 +93,7 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
       throw new ApiError(404, 'invalid_request_error', 'not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`);
     },
     methodNotAllowed: (_c: BackendContext, req: Request) => {
-      const allowed = METHODS.filter((method) => api.router.matchOperation({ method, path: req.path, headers: {} })).flatMap((m) => (m === 'get' ? ['GET', 'HEAD'] : [m.toUpperCase()]));
-      throw new ApiError(405, 'invalid_request_error', 'method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`, {
-        headers: { Allow: allowed.join(', ') },
-      });
+      throw methodNotAllowed(req, METHODS.filter((method) => api.router.matchOperation({ method, path: req.path, headers: {} })));
     },
     unauthorizedHandler: (c: BackendContext) => {
       const failed = Object.values(c.security ?? {}).find((result) => typeof result === 'object' && result !== null && 'error' in result);
@@ -144,9 +159,15 @@ async function mountApi(app: express.Express, deps: ApiDependencies): Promise<vo
   });
   app.use('/api/v1', express.json({ limit: BODY_LIMIT, strict: false }));
   app.use('/api/v1', refuseUnholdableText(api));
+  const literalPaths = literalPathMethods(api);
   app.use('/api/v1', (req: Request, res: Response, next: NextFunction) => {
     // HEAD is GET without the body: Node drops the body of an answer to HEAD.
     const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const literal = literalPaths.get(req.path);
+    if (literal && !literal.includes(method.toLowerCase())) {
+      next(methodNotAllowed(req, literal));
+      return;
+    }
     api
       .handleRequest({ method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body }, req, res)
       .catch(next);
@@ -209,6 +230,15 @@ export async function createApp(deps: ProbeDependencies, apiDeps: ApiDependencie
   });
 
   if (apiDeps) await mountApi(app, apiDeps);
+
+  // A person who opens the server's address is sent to the reference; a program is told where the API is.
+  app.get('/', (req: Request, res: Response, next: NextFunction) => {
+    if (apiDeps && req.accepts(['json', 'html']) === 'html') {
+      res.redirect(302, '/docs');
+      return;
+    }
+    next(new ApiError(404, 'invalid_request_error', 'not_found', 'Nothing is served at /: the API is under /api/v1, and its reference is at /docs.'));
+  });
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ApiError(404, 'invalid_request_error', 'not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`));

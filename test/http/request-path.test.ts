@@ -46,6 +46,28 @@ describe('the request path', () => {
     expect(response.headers.get('allow')).to.equal('GET, HEAD, PATCH');
   });
 
+  it('answers a wrong method on a path without parameters with 405, not as a templated path would (GET /messages/send is no message id)', async () => {
+    const tenant = await createTenant();
+    for (const [method, path, allow] of [
+      ['GET', '/messages/send', 'POST'],
+      ['DELETE', '/messages/bulk', 'POST'],
+      ['GET', '/webhooks/create', 'POST'],
+    ] as const) {
+      const response = await call(method, path, { auth: tenant.key });
+      expectError(response, 405, 'method_not_allowed');
+      expect(response.headers.get('allow'), `${method} ${path}`).to.equal(allow);
+    }
+  });
+
+  it('sends a browser that opens / to the reference at /docs, and tells a program where the API is', async () => {
+    const root = harness.baseUrl.replace('/api/v1', '/');
+    const browser = await fetch(root, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, redirect: 'manual' });
+    expect([browser.status, browser.headers.get('location')]).to.deep.equal([302, '/docs']);
+    const program = await fetch(root, { headers: { accept: 'application/json' } });
+    expect(program.status).to.equal(404);
+    expect(((await program.json()) as any).error.message).to.match(/\/api\/v1.*\/docs/);
+  });
+
   it('answers malformed JSON with 400 invalid_json and no stack trace', async () => {
     const tenant = await createTenant();
     const response = await call('POST', '/senders/create', { auth: tenant.key, rawBody: '{"sender_id": "Acme",' });

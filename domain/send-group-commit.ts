@@ -2,13 +2,13 @@ import type { Knex } from 'knex';
 import type { MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { Batcher } from '../db/batching.ts';
-import { acceptMessage, acceptMessages, GroupRefused, type SingleSend } from './sending.ts';
+import { acceptBatch, acceptMessage, BatchRefused, type SendItem } from './sending.ts';
 
 /**
  * Group commit of single sends: the sends that arrive while a group commits share the next
  * group's transaction, its statements and the balance row's lock (db/batching.ts).
  *
- * Each send keeps its own outcome: acceptMessages refuses one alone for what concerns it alone.
+ * Each send keeps its own outcome: acceptBatch refuses one alone for what concerns it alone.
  * When some accounts' sends cannot be accepted together (a key's limit or the balance reached
  * part way), the other accounts' sends still go together, and those accounts' sends are accepted
  * or refused one by one, in arrival order, as if each had come alone: an account out of balance
@@ -16,14 +16,14 @@ import { acceptMessage, acceptMessages, GroupRefused, type SingleSend } from './
  * takes every send alone.
  */
 export class SendGroupCommit {
-  readonly #batcher: Batcher<SingleSend, MessageRow>;
+  readonly #batcher: Batcher<SendItem, MessageRow>;
   readonly #db: Knex;
   readonly #jobs: JobQueue;
 
   constructor(db: Knex, jobs: JobQueue) {
     this.#db = db;
     this.#jobs = jobs;
-    this.#batcher = new Batcher<SingleSend, MessageRow>({
+    this.#batcher = new Batcher<SendItem, MessageRow>({
       run: (sends) => this.#acceptGroup(sends),
       runOne: (send) => this.#acceptAlone(send),
       // Enough to amortise a commit, few enough that one group's statements stay small.
@@ -35,21 +35,24 @@ export class SendGroupCommit {
     });
   }
 
-  accept(sender: SingleSend['sender'], request: SingleSend['request']): Promise<MessageRow> {
+  accept(sender: SendItem['sender'], request: SendItem['request']): Promise<MessageRow> {
     return this.#batcher.submit({ sender, request });
   }
 
-  async #acceptGroup(sends: SingleSend[]): Promise<(MessageRow | Error)[]> {
+  async #acceptGroup(sends: SendItem[]): Promise<(MessageRow | Error)[]> {
     const outcomes: (MessageRow | Error)[] = new Array(sends.length);
     const alone: number[] = [];
     let together = sends.map((_, index) => index);
     while (together.length > 0) {
       try {
-        const answers = await this.#db.transaction((trx) => acceptMessages(trx, this.#jobs, together.map((index) => sends[index])));
-        together.forEach((index, position) => (outcomes[index] = answers[position]));
+        const answers = await this.#db.transaction((trx) => acceptBatch(trx, this.#jobs, together.map((index) => sends[index]), 'whole'));
+        together.forEach((index, position) => {
+          const answer = answers[position];
+          outcomes[index] = 'refusal' in answer ? answer.refusal : answer.message;
+        });
         break;
       } catch (error) {
-        if (!(error instanceof GroupRefused)) throw error;
+        if (!(error instanceof BatchRefused)) throw error;
         const refusing = new Set(error.accountIds);
         const refused = (index: number) => refusing.has(sends[index].sender.account.id);
         if (!together.some(refused)) throw error;
@@ -63,7 +66,7 @@ export class SendGroupCommit {
     return outcomes;
   }
 
-  #acceptAlone(send: SingleSend): Promise<MessageRow> {
+  #acceptAlone(send: SendItem): Promise<MessageRow> {
     return this.#db.transaction((trx) => acceptMessage(trx, this.#jobs, send.sender, send.request));
   }
 }

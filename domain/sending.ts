@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import type { AccountRow } from '../db/accounts.ts';
+import { findAccount, type AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import { sideBySide } from '../db/batching.ts';
 import type { LedgerChange } from '../db/ledger.ts';
 import { insertMessages, type MessageRow, type NewMessage } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
-import { readSendChecks } from '../db/send-checks.ts';
+import { readSendChecks, type SendChecks } from '../db/send-checks.ts';
 import { sendJobs } from '../db/send-groups.ts';
 import type { RouteRow } from '../db/routes.ts';
 import { codePointLength, MAX_BODY_CODE_POINTS, planSegments, type SegmentPlan } from './encoding.ts';
@@ -13,8 +13,8 @@ import { ApiError, insufficientBalance, invalidRequest } from './errors.ts';
 import { recordEvents } from './events.ts';
 import { newId } from './ids.ts';
 import { applyWhileCovered, moveBalance } from './ledger.ts';
-import { checkSendLimits } from './send-limits.ts';
-import { multiply, negate } from './money.ts';
+import { checkSendLimits, type SendAllowance } from './send-limits.ts';
+import { add, multiply, negate } from './money.ts';
 import { checkNumber } from './phone-numbers.ts';
 import { routesFor } from './routing.ts';
 
@@ -24,7 +24,18 @@ export interface SendingCaller {
   apiKey: ApiKeyRow | null;
 }
 
-export interface SendOptions {
+export interface SendRequest {
+  to: string;
+  from: string;
+  body: string;
+  route_id?: number | null;
+  reference?: string | null;
+}
+
+/** One message to accept: a single send, one of a group's, or one recipient of a bulk. */
+export interface SendItem {
+  sender: SendingCaller;
+  request: SendRequest;
   /**
    * The message is the confirmation of an opt-out keyword, sent once to the number that has
    * just opted out (in the transaction that opted it out): the one message an opted-out
@@ -33,14 +44,37 @@ export interface SendOptions {
   optOutConfirmation?: boolean;
 }
 
-interface Common {
-  from: string;
-  body: string;
-  route_id?: number | null;
-  reference?: string | null;
+/** A message accepted (pending, charged, its send job enqueued), or why it was refused. */
+export type SendOutcome = { message: MessageRow } | { refusal: ApiError; message?: MessageRow };
+
+/**
+ * How a batch meets the refusals that depend on its neighbours, a key's limit and the balance:
+ * - `whole`: every account's sends are charged together or not at all; an account whose key's
+ *   limit or balance does not cover them all throws BatchRefused (a single send, a group).
+ * - `while-covered`: in order while the balance lasts, the rest refused each; a key's limit
+ *   still refuses the whole batch (a bulk). Refused items are then stored as failed messages
+ *   with a `message.failed` event, so that the answer lists every recipient.
+ */
+export type BatchPolicy = 'whole' | 'while-covered';
+
+/**
+ * The sends of `accountIds` may not be accepted beside the others: a key's limit or the balance
+ * reached part way. `refusal` is the answer a batch of those sends alone would get; the other
+ * accounts' sends may still go together, since no account's limits or balance depend on another's.
+ */
+export class BatchRefused extends Error {
+  readonly accountIds: string[];
+  readonly refusal: ApiError;
+
+  constructor(refusal: ApiError, accountIds: string[]) {
+    super(refusal.message);
+    this.refusal = refusal;
+    this.accountIds = accountIds;
+  }
 }
 
-type FailedItemError = NonNullable<MessageRow['error']>;
+/** Refusals of the request itself rather than of a recipient: in a bulk they refuse the whole request. */
+export const REQUEST_PARAMS = new Set(['body', 'from', 'route_id']);
 
 function planBody(body: string): SegmentPlan {
   if (codePointLength(body) > MAX_BODY_CODE_POINTS) {
@@ -49,32 +83,47 @@ function planBody(body: string): SegmentPlan {
   return planSegments(body);
 }
 
-function requireApprovedSender(approved: Set<string>, from: string): void {
-  if (!approved.has(from)) throw invalidRequest('from', `'${from}' is not an approved sender of this account.`, 'sender_not_approved');
+/** An item that passed the checks of its own: what it will cost, and the route it is offered to first. */
+interface Checked {
+  index: number;
+  item: SendItem;
+  plan: SegmentPlan;
+  country: string | null;
+  route: RouteRow;
+  cost: string;
+  id: string;
 }
 
-/** One recipient's destination country, and why it cannot be sent to, checked in the documented order (null when it can). */
-function checkRecipient(to: string, blocked: Set<string>, optedOut: Set<string>, routes: RouteRow[]): { country: string | null; problem: FailedItemError | null } {
-  // A bulk recipient reaches here as given: one malformed item fails alone, like an impossible number.
-  const { country, problem: invalid } = checkNumber(to);
-  const refused = (code: string, message: string) => ({ country, problem: { type: 'invalid_request_error' as const, code, message } });
-  if (invalid) return refused('number_invalid', invalid);
-  if (blocked.has(to)) return refused('recipient_blocklisted', `${to} is blocklisted.`);
-  if (optedOut.has(to)) return refused('recipient_opted_out', `${to} opted out of this account's messages.`);
-  if (routes.length === 0) return refused('route_invalid', `No eligible route covers ${to}.`);
-  return { country, problem: null };
+/**
+ * The checks of one send that concern it alone, in the order openapi.yaml documents: the body,
+ * the sender, the requested route, the number, the blocklist, opt-outs, and a route that covers
+ * the number. Throws the refusal; a refusal of the number carries its country for the record.
+ */
+function checkItem(item: SendItem, checks: SendChecks, plans: Map<string, SegmentPlan>): Omit<Checked, 'index' | 'item' | 'id'> {
+  const { request } = item;
+  let plan = plans.get(request.body);
+  if (plan === undefined) plans.set(request.body, (plan = planBody(request.body)));
+  if (!checks.approved.has(request.from)) throw invalidRequest('from', `'${request.from}' is not an approved sender of this account.`, 'sender_not_approved');
+  if (request.route_id != null && !checks.routes.some((route) => route.id === request.route_id)) {
+    throw invalidRequest('route_id', `Route ${request.route_id} is not an active route of this account.`, 'route_invalid');
+  }
+  const { country, problem: invalid } = checkNumber(request.to);
+  const refuse = (code: string, message: string) => Object.assign(invalidRequest('to', message, code), { country });
+  if (invalid) throw refuse('number_invalid', invalid);
+  if (checks.blocked.has(request.to)) throw refuse('recipient_blocklisted', `${request.to} is blocklisted.`);
+  if (!item.optOutConfirmation && checks.optedOut.has(request.to)) throw refuse('recipient_opted_out', `${request.to} opted out of this account's messages.`);
+  const [route] = routesFor(checks.routes, request.to, request.route_id);
+  if (!route) throw refuse('route_invalid', `No eligible route covers ${request.to}.`);
+  return { plan, country, route, cost: multiply(route.price_per_segment, plan.segments) };
 }
 
-/** A single send's recipient problem as its 400: naming `route_id` when the route it named covers nothing, else `to`. */
-const singleSendRefusal = (problem: FailedItemError, request: { route_id?: number | null }) =>
-  invalidRequest(problem.code === 'route_invalid' && request.route_id != null ? 'route_id' : 'to', problem.message, problem.code);
-
-function newMessage(sender: SendingCaller, request: Common, to: string, country: string | null, plan: SegmentPlan, cost: string, id = newId('msg')) {
+function newMessage(item: SendItem, plan: SegmentPlan, country: string | null, cost: string, id: string): NewMessage {
+  const { sender, request } = item;
   return {
     id,
     account_id: sender.account.id,
     api_key_id: sender.apiKey?.id ?? null,
-    to,
+    to: request.to,
     from: request.from,
     body: request.body,
     status: 'pending' as const,
@@ -90,155 +139,154 @@ function newMessage(sender: SendingCaller, request: Common, to: string, country:
   };
 }
 
-/**
- * Stores messages and enqueues the send jobs of those to send, in the accepting transaction, side
- * by side: the jobs carry ids chosen here and wait on nothing the insert answers, so on a
- * pipelining connection (db/connection.ts) both take one round trip. Neither takes a lock that
- * conflicts with the other's or the balance's, so doing them in either order deadlocks no one.
- */
-async function storeAndEnqueue(trx: Knex.Transaction, jobs: JobQueue, rows: NewMessage[], sends: { id: string; accountId: string; firstRouteId: number }[]): Promise<MessageRow[]> {
-  const groups = sendJobs(sends);
-  const [stored] = await sideBySide([
-    insertMessages(trx, rows),
-    jobs.enqueueMany(trx, 'sendMessage', groups.map(({ data }) => data), (_, index) => groups[index].options),
-  ]);
-  return stored;
-}
-
-interface Charge {
-  accountId: string;
-  changes: Omit<LedgerChange, 'accountId'>[];
-}
-
 /** What accepting a message to `to` takes from its account's balance. */
-const debitFor = (messageId: string, cost: string, to: string): Omit<LedgerChange, 'accountId'> => ({ kind: 'debit', amount: negate(cost), messageId, description: `Message to ${to}` });
+const debitFor = ({ id, cost, item }: Checked): Omit<LedgerChange, 'accountId'> => ({ kind: 'debit', amount: negate(cost), messageId: id, description: `Message to ${item.request.to}` });
+
+const BALANCE_REFUSAL = { type: 'balance_error' as const, code: 'insufficient_balance', message: 'The balance did not cover this recipient.' };
+
+async function insufficientFor(trx: Knex.Transaction, account: AccountRow, cost: string): Promise<ApiError> {
+  const current = await findAccount(trx, account.id);
+  return insufficientBalance(cost, current?.balance ?? '0', account.currency);
+}
 
 /**
- * Stores and enqueues the messages, and charges each account, side by side: a charge waits on
- * nothing the insert answers, so on a pipelining connection all of it takes one round trip.
- * Answers the stored rows, then each charge's balance after it (null when it did not cover the
- * changes: nothing was charged, and the caller must roll back). The accounts' rows are locked
- * after the checks' locks and in ascending account order, as every sending transaction locks
- * them, so two transactions never wait on each other's; each is held from its charge to the commit.
+ * Accepts a batch of sends in the caller's transaction, with one statement of each kind for all
+ * of them: one read of each account's checks, one count per key, one multi-row insert of
+ * messages, one of jobs, and one ledger write and balance update per account. A single send is a
+ * batch of one, a group commit a batch of many single sends, a bulk a batch of one request's
+ * recipients. Each item answers its own outcome: a refusal that concerns the item alone never
+ * changes another's answer. Refusals that depend on the neighbours follow `policy`.
+ *
+ * Locks are taken in one order by every sending transaction, so that none waits on another's:
+ * the numbers' opt-out locks account by account in ascending order, then the keys' counts in
+ * ascending order, then the balances in ascending order, each held to the commit.
  */
-async function storeAndCharge(trx: Knex.Transaction, jobs: JobQueue, rows: NewMessage[], sends: { id: string; accountId: string; firstRouteId: number }[], charges: Charge[]): Promise<[MessageRow[], ...(string | null)[]]> {
-  const [stored, ...balances] = await sideBySide([
-    storeAndEnqueue(trx, jobs, rows, sends),
+export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: SendItem[], policy: BatchPolicy): Promise<SendOutcome[]> {
+  const outcomes: SendOutcome[] = new Array(items.length);
+  const refusedRows: { index: number; row: NewMessage }[] = [];
+  const refuse = (index: number, refusal: ApiError, plan?: SegmentPlan, country: string | null = null) => {
+    outcomes[index] = { refusal };
+    // A refusal of the request itself is no recipient's failure: a bulk answers it whole.
+    if (policy === 'while-covered' && plan && !REQUEST_PARAMS.has(refusal.param ?? '')) {
+      const row = newMessage(items[index], plan, country, '0.0000', newId('msg'));
+      // A stored refusal is of a recipient (invalid_request_error) or of the balance.
+      const type = refusal.type === 'balance_error' ? 'balance_error' : 'invalid_request_error';
+      refusedRows.push({ index, row: { ...row, status: 'failed', error: { type, code: refusal.code, message: refusal.message }, failed_at: new Date() } });
+    }
+  };
+
+  const checked: Checked[] = [];
+  const plans = new Map<string, SegmentPlan>();
+  const byAccount = Map.groupBy(items.entries(), ([, item]) => item.sender.account.id);
+  for (const accountId of [...byAccount.keys()].sort()) {
+    const ofAccount = byAccount.get(accountId)!;
+    const checkOptOuts = ofAccount.some(([, item]) => !item.optOutConfirmation);
+    const checks = await readSendChecks(trx, accountId, ofAccount.map(([, item]) => item.request.from), ofAccount.map(([, item]) => item.request.to), checkOptOuts);
+    for (const [index, item] of ofAccount) {
+      try {
+        checked.push({ index, item, ...checkItem(item, checks, plans), id: newId('msg') });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        refuse(index, error, plans.get(item.request.body), (error as ApiError & { country?: string | null }).country ?? null);
+      }
+    }
+  }
+
+  const allowances = new Map<string, SendAllowance>();
+  const keys = new Map(checked.flatMap(({ item }) => (item.sender.apiKey ? [[item.sender.apiKey.id, item.sender.apiKey] as const] : [])));
+  for (const keyId of [...keys.keys()].sort()) {
+    const key = keys.get(keyId)!;
+    try {
+      allowances.set(keyId, await checkSendLimits(trx, key, checked.filter(({ item }) => item.sender.apiKey?.id === keyId).length));
+    } catch (error) {
+      if (error instanceof ApiError) throw new BatchRefused(error, [key.account_id]);
+      throw error;
+    }
+  }
+
+  let accepted = checked;
+  if (policy === 'while-covered') accepted = await chargeWhileCovered(trx, jobs, checked, allowances, refuse);
+
+  const charges = policy === 'whole' ? chargesByAccount(accepted) : [];
+  const groups = sendJobs(accepted.map(({ id, item, route }) => ({ id, accountId: item.sender.account.id, firstRouteId: route.id })));
+  // Side by side: on a pipelining connection (db/connection.ts) the insert, the jobs and the
+  // charges take one round trip; none waits on what another answers, and none takes a lock that
+  // conflicts with another's.
+  const [stored, , ...balances] = await sideBySide([
+    insertMessages(trx, [...accepted.map(({ item, plan, country, cost, id }) => newMessage(item, plan, country, cost, id)), ...refusedRows.map(({ row }) => row)]),
+    jobs.enqueueMany(trx, 'sendMessage', groups.map(({ data }) => data), (_, index) => groups[index].options),
     ...charges.map(({ accountId, changes }) => moveBalance(trx, jobs, accountId, changes)),
   ]);
-  return [stored, ...balances];
+  const uncovered = charges.filter((_, index) => balances[index] === null);
+  if (uncovered.length > 0) {
+    const [first] = uncovered;
+    throw new BatchRefused(await insufficientFor(trx, first.account, first.total), uncovered.map(({ accountId }) => accountId));
+  }
+
+  const rows = new Map((stored as MessageRow[]).map((row) => [row.id, row]));
+  for (const { index, id } of accepted) outcomes[index] = { message: rows.get(id)! };
+  for (const { index, row } of refusedRows) outcomes[index] = { ...outcomes[index], message: rows.get(row.id)! };
+  await recordEvents(trx, jobs, refusedRows.map(({ row }) => ({ message: rows.get(row.id)!, type: 'message.failed' as const })));
+  return outcomes;
+}
+
+/** Each account's debits, and their total, for the accounts whose sends cost anything. */
+function chargesByAccount(accepted: Checked[]) {
+  return [...Map.groupBy(accepted, ({ item }) => item.sender.account.id).entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([accountId, ofAccount]) => ({
+      accountId,
+      account: ofAccount[0].item.sender.account,
+      changes: ofAccount.filter(({ cost }) => cost !== '0.0000').map(debitFor),
+      total: ofAccount.reduce((sum, { cost }) => add(sum, cost), '0.0000'),
+    }))
+    .filter(({ changes }) => changes.length > 0);
+}
+
+/**
+ * Charges each account's sends in order while its balance covers them; the rest are refused
+ * each, and no longer count against their key's limits. When the balance covers none of an
+ * account's sends, the batch is refused with 402.
+ */
+async function chargeWhileCovered(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  checked: Checked[],
+  allowances: Map<string, SendAllowance>,
+  refuse: (index: number, refusal: ApiError, plan: SegmentPlan, country: string | null) => void,
+): Promise<Checked[]> {
+  const accepted: Checked[] = [];
+  for (const [accountId, ofAccount] of [...Map.groupBy(checked, ({ item }) => item.sender.account.id).entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const covered = await applyWhileCovered(trx, jobs, accountId, ofAccount.map(debitFor));
+    if (!covered.includes(true)) throw new BatchRefused(await insufficientFor(trx, ofAccount[0].item.sender.account, ofAccount[0].cost), [accountId]);
+    ofAccount.forEach((sent, position) => {
+      if (covered[position]) accepted.push(sent);
+      else refuse(sent.index, new ApiError(402, BALANCE_REFUSAL.type, BALANCE_REFUSAL.code, BALANCE_REFUSAL.message), sent.plan, sent.country);
+    });
+    for (const [keyId, allowance] of allowances) {
+      await allowance.giveBack(ofAccount.filter((sent, position) => !covered[position] && sent.item.sender.apiKey?.id === keyId).length);
+    }
+  }
+  return accepted.sort((a, b) => a.index - b.index);
+}
+
+/** The answer of a batch of one: its message, or its refusal thrown. */
+async function acceptOne(trx: Knex.Transaction, jobs: JobQueue, item: SendItem): Promise<MessageRow> {
+  try {
+    const [outcome] = await acceptBatch(trx, jobs, [item], 'whole');
+    if ('refusal' in outcome) throw outcome.refusal;
+    return outcome.message;
+  } catch (error) {
+    throw error instanceof BatchRefused ? error.refusal : error;
+  }
 }
 
 /**
  * Accepts one message in the caller's transaction: charges it, stores it as pending and enqueues
  * its send job. Any refusal is thrown before anything is written, or rolls the transaction back.
  */
-export async function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: Common & { to: string }, options: SendOptions = {}): Promise<MessageRow> {
-  const plan = planBody(request.body);
-  const checks = await readSendChecks(trx, sender.account.id, [request.from], [request.to], !options.optOutConfirmation);
-  requireApprovedSender(checks.approved, request.from);
-  const routes = routesFor(checks.routes, request.to, request.route_id);
-  const { country, problem } = checkRecipient(request.to, checks.blocked, checks.optedOut, routes);
-  if (problem) throw singleSendRefusal(problem, request);
-  if (sender.apiKey) await checkSendLimits(trx, sender.apiKey, 1);
-
-  const cost = multiply(routes[0].price_per_segment, plan.segments);
-  const message = newMessage(sender, request, request.to, country, plan, cost);
-  const charges = cost === '0.0000' ? [] : [{ accountId: sender.account.id, changes: [debitFor(message.id, cost, request.to)] }];
-  const [[stored], balance] = await storeAndCharge(trx, jobs, [message], [{ id: message.id, accountId: sender.account.id, firstRouteId: routes[0].id }], charges);
-  if (balance === null) {
-    const { balance: available } = await trx('accounts').where({ id: sender.account.id }).first('balance');
-    throw insufficientBalance(cost, available, sender.account.currency);
-  }
-  return stored;
-}
-
-export interface SingleSend {
-  sender: SendingCaller;
-  request: Common & { to: string };
-}
-
-/**
- * Refused as a group: the sends of `accountIds` may not be accepted beside the others (a key's
- * limit or the balance reached part way). Its caller takes those one by one; the other accounts'
- * sends may still go together, since no account's limits or balance depend on another's.
- */
-export class GroupRefused extends Error {
-  readonly accountIds: string[];
-
-  constructor(message: string, accountIds: string[]) {
-    super(message);
-    this.accountIds = accountIds;
-  }
-}
-
-const refusalOf = (error: unknown): ApiError => {
-  if (error instanceof ApiError) return error;
-  throw error;
-};
-
-/**
- * Accepts several single sends in one transaction, with one statement of each kind for all of
- * them (group commit): one multi-row insert of messages, one of jobs, one ledger write and one
- * balance update per account. A send refused for itself (its body, sender, recipient or route)
- * has that refusal as its outcome and leaves nothing behind, exactly as acceptMessage would
- * refuse it. A refusal that depends on its neighbours (a key's limit, a balance that does not
- * cover every send) throws GroupRefused, naming the accounts concerned, and any other failure
- * throws: the caller then accepts those sends on their own, in order. Locks are taken in the
- * order acceptMessage takes them (numbers, key counts, balance), each kind in ascending order, so
- * that groups never deadlock.
- */
-export async function acceptMessages(trx: Knex.Transaction, jobs: JobQueue, sends: SingleSend[]): Promise<(MessageRow | ApiError)[]> {
-  const outcomes: (MessageRow | ApiError | undefined)[] = new Array(sends.length);
-  const accepted: { index: number; send: SingleSend; country: string | null; plan: SegmentPlan; route: RouteRow; cost: string; id: string }[] = [];
-  const accountIds = [...new Set(sends.map(({ sender }) => sender.account.id))].sort();
-  for (const accountId of accountIds) {
-    const ofAccount = sends.map((send, index) => ({ send, index })).filter(({ send }) => send.sender.account.id === accountId);
-    const tos = ofAccount.map(({ send }) => send.request.to);
-    const { routes: accountRoutes, approved, blocked, optedOut } = await readSendChecks(trx, accountId, ofAccount.map(({ send }) => send.request.from), tos);
-    for (const { send, index } of ofAccount) {
-      const { request } = send;
-      try {
-        const plan = planBody(request.body);
-        requireApprovedSender(approved, request.from);
-        const routes = routesFor(accountRoutes, request.to, request.route_id);
-        const { country, problem } = checkRecipient(request.to, blocked, optedOut, routes);
-        if (problem) throw singleSendRefusal(problem, request);
-        accepted.push({ index, send, country, plan, route: routes[0], cost: multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') });
-      } catch (error) {
-        outcomes[index] = refusalOf(error);
-      }
-    }
-  }
-
-  const keys = new Map(accepted.flatMap(({ send }) => (send.sender.apiKey ? [[send.sender.apiKey.id, send.sender.apiKey] as const] : [])));
-  for (const keyId of [...keys.keys()].sort()) {
-    const count = accepted.filter(({ send }) => send.sender.apiKey?.id === keyId).length;
-    await checkSendLimits(trx, keys.get(keyId) as ApiKeyRow, count).catch((error: unknown) => {
-      throw new GroupRefused(`a key's limit: ${(error as Error).message}`, [(keys.get(keyId) as ApiKeyRow).account_id]);
-    });
-  }
-
-  const charges = accountIds
-    .map((accountId) => ({
-      accountId,
-      changes: accepted
-        .filter(({ send, cost }) => send.sender.account.id === accountId && cost !== '0.0000')
-        .map(({ cost, id, send }) => debitFor(id, cost, send.request.to)),
-    }))
-    .filter(({ changes }) => changes.length > 0);
-  const [rows, ...balances] = await storeAndCharge(
-    trx,
-    jobs,
-    accepted.map(({ send, country, plan, cost, id }) => newMessage(send.sender, send.request, send.request.to, country, plan, cost, id)),
-    accepted.map(({ id, send, route }) => ({ id, accountId: send.sender.account.id, firstRouteId: route.id })),
-    charges,
-  );
-  const uncovered = charges.filter((_, index) => balances[index] === null).map(({ accountId }) => accountId);
-  if (uncovered.length > 0) throw new GroupRefused('the balance does not cover every send of the group', uncovered);
-  const stored = new Map(rows.map((row) => [row.id, row]));
-  for (const { index, id } of accepted) outcomes[index] = stored.get(id) as MessageRow;
-  return outcomes as (MessageRow | ApiError)[];
+export function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: SendRequest, options: { optOutConfirmation?: boolean } = {}): Promise<MessageRow> {
+  return acceptOne(trx, jobs, { sender, request, ...options });
 }
 
 export interface BulkOutcome {
@@ -248,51 +296,21 @@ export interface BulkOutcome {
 }
 
 /**
- * Accepts a bulk send in the caller's transaction: each recipient independently, with multi-row
- * inserts and one batched job insert. Recipients that cannot be sent to are stored as failed
- * messages (cost 0) with their error; the balance is charged in request order while it lasts.
+ * Accepts a bulk send in the caller's transaction: each recipient is an item of one batch.
+ * Recipients that cannot be sent to are stored as failed messages (cost 0) with their error;
+ * the balance is charged in request order while it lasts. A refusal of the request itself (its
+ * body, sender or route) refuses the whole bulk.
  */
-export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller & { apiKey: ApiKeyRow }, request: Common & { recipients: string[] }): Promise<BulkOutcome> {
-  const plan = planBody(request.body);
-  const { routes: accountRoutes, approved, blocked, optedOut } = await readSendChecks(trx, sender.account.id, [request.from], request.recipients);
-  requireApprovedSender(approved, request.from);
-  if (request.route_id != null && !accountRoutes.some((route) => route.id === request.route_id)) {
-    throw invalidRequest('route_id', `Route ${request.route_id} is not an active route of this account.`, 'route_invalid');
+export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: Omit<SendRequest, 'to'> & { recipients: string[] }): Promise<BulkOutcome> {
+  const { recipients, ...common } = request;
+  let outcomes: SendOutcome[];
+  try {
+    outcomes = await acceptBatch(trx, jobs, recipients.map((to) => ({ sender, request: { ...common, to } })), 'while-covered');
+  } catch (error) {
+    throw error instanceof BatchRefused ? error.refusal : error;
   }
-
-  const items = request.recipients.map((to) => {
-    const routes = routesFor(accountRoutes, to, request.route_id);
-    const { country, problem } = checkRecipient(to, blocked, optedOut, routes);
-    return { to, country, problem, routeId: routes[0]?.id, cost: problem ? '0.0000' : multiply(routes[0].price_per_segment, plan.segments), id: newId('msg') };
-  });
-  const sendable = items.filter((item) => item.problem === null);
-  const allowance = await checkSendLimits(trx, sender.apiKey, sendable.length);
-
-  const charged = await applyWhileCovered(
-    trx,
-    jobs,
-    sender.account.id,
-    sendable.map((item) => debitFor(item.id, item.cost, item.to)),
-  );
-  sendable.forEach((item, index) => {
-    if (!charged[index]) item.problem = { type: 'balance_error', code: 'insufficient_balance', message: 'The balance did not cover this recipient.' };
-  });
-  const accepted = items.filter((item) => item.problem === null);
-  if (accepted.length === 0 && sendable.length > 0) {
-    const { balance } = await trx('accounts').where({ id: sender.account.id }).first('balance');
-    throw insufficientBalance(sendable[0].cost, balance, sender.account.currency);
-  }
-  // Recipients the balance did not cover are refused after all: they do not count against the key's limits.
-  await allowance.giveBack(sendable.length - accepted.length);
-
-  const now = new Date();
-  const rows = items.map((item) => {
-    const message = newMessage(sender, request, item.to, item.country, plan, item.problem ? '0.0000' : item.cost, item.id);
-    return item.problem ? { ...message, status: 'failed' as const, error: item.problem, failed_at: now } : message;
-  });
-  const stored = await storeAndEnqueue(trx, jobs, rows, accepted.map((item) => ({ id: item.id, accountId: sender.account.id, firstRouteId: item.routeId as number })));
-  await recordEvents(trx, jobs, stored.filter((message) => message.status === 'failed').map((message) => ({ message, type: 'message.failed' as const })));
-  const byId = new Map(stored.map((message) => [message.id, message]));
-  return { messages: items.map((item) => byId.get(item.id) as MessageRow), accepted: accepted.length, failed: items.length - accepted.length };
+  const ofRequest = outcomes.find((outcome) => 'refusal' in outcome && REQUEST_PARAMS.has(outcome.refusal.param ?? ''));
+  if (ofRequest && 'refusal' in ofRequest) throw ofRequest.refusal;
+  const failed = outcomes.filter((outcome) => 'refusal' in outcome).length;
+  return { messages: outcomes.map((outcome) => outcome.message!), accepted: outcomes.length - failed, failed };
 }
-

@@ -1,35 +1,24 @@
 import type { Knex } from 'knex';
-import { runInOrder, runPrepared, type Statement } from './batching.ts';
+import { runInOrder, type Statement } from './batching.ts';
 
 type UpstreamIds = { routeId: number; providerMessageId: string }[];
 
-/** The locks of lockProviderMessage for several upstream messages, taken in one order every batch keeps, so that two batches never wait on each other in a cycle. */
+/** The locks on upstream message ids, taken in one order every batch keeps, so that two batches never wait on each other in a cycle. */
 function providerMessagesLock(messages: UpstreamIds): Statement {
   const keys = [...new Set(messages.map(({ routeId, providerMessageId }) => `${routeId}:${providerMessageId}`))].sort();
   return { text: 'SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM (SELECT k FROM unnest($1::text[]) AS k ORDER BY k) AS keys', values: [keys] };
 }
 
 /**
- * Serialises everything that concerns one upstream message id for the rest of the transaction:
- * recording its submit response and applying its delivery reports. A report that finds no
- * message can then be kept safely until the submit response claims it.
- */
-export async function lockProviderMessage(trx: Knex, routeId: number, providerMessageId: string): Promise<void> {
-  await runPrepared(trx, providerMessagesLock([{ routeId, providerMessageId }]));
-}
-
-/**
- * lockProviderMessage for several upstream messages, and the read `then` written right behind the
- * locks: it runs once they are held, and so sees what their holders committed, without a round
- * trip of its own.
+ * Serialises everything that concerns these upstream message ids for the rest of the
+ * transaction: recording their submit responses and applying their delivery reports, so that a
+ * report that finds no message can be kept safely until the submit response claims it. The read
+ * `then` is written right behind the locks: it runs once they are held, and so sees what their
+ * holders committed, without a round trip of its own.
  */
 export async function lockProviderMessagesThen<Row>(trx: Knex, messages: UpstreamIds, then: Statement): Promise<Row[]> {
   const [, rows] = await runInOrder(trx, [providerMessagesLock(messages), then]);
   return rows as Row[];
-}
-
-export async function keepEarlyReport(trx: Knex, routeId: number, providerMessageId: string, report: object): Promise<void> {
-  await keepEarlyReports(trx, [{ routeId, providerMessageId, report }]);
 }
 
 export async function keepEarlyReports(trx: Knex, reports: { routeId: number; providerMessageId: string; report: object }[]): Promise<void> {

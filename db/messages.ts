@@ -220,8 +220,9 @@ export async function findMessagesToSubmit(db: Knex, ids: string[]): Promise<Mes
   return rows;
 }
 
-export async function findMessageByProviderId(db: Knex, routeId: number, providerMessageId: string): Promise<MessageRow | undefined> {
-  return db<MessageRow>('messages').where({ route_id: routeId, provider_message_id: providerMessageId }).forUpdate().first();
+/** Sets the charge of a message whose balance change was recorded beside it. */
+export async function setMessageCost(db: Knex, id: string, cost: string): Promise<void> {
+  await db('messages').where({ id }).update({ cost });
 }
 
 /** The read of these messages, each locked, in id order (the order in which every batch locks them): to run behind a lock (lockProviderMessagesThen). */

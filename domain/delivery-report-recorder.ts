@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { JobQueue } from '../db/queues.ts';
 import type { DeliveryReport } from '../providers/types.ts';
 import { Batcher } from '../db/batching.ts';
-import { recordDeliveryReport, recordDeliveryReports, type RecordedReport, type RouteReport } from './message-outcomes.ts';
+import { recordDeliveryReports, type RecordedReport, type RouteReport } from './message-outcomes.ts';
 
 /**
  * Records delivery reports as they arrive, those that arrive together in one transaction
@@ -15,7 +15,8 @@ export class DeliveryReportRecorder {
   constructor(db: Knex, jobs: JobQueue) {
     this.#batcher = new Batcher<RouteReport, RecordedReport>({
       run: (reports) => recordDeliveryReports(db, jobs, reports),
-      runOne: ({ routeId, report }) => recordDeliveryReport(db, jobs, routeId, report),
+      // A batch that fails as a whole (a deadlock, an outage) is tried again report by report.
+      runOne: async (report) => (await recordDeliveryReports(db, jobs, [report]))[0],
       maxBatch: 64,
       // One batch at a time: no customer waits on a report, and the reports that arrive while a
       // batch commits go together in the next (8 a transaction in `npm run bench`, against 6 with two).

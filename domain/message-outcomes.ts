@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { sideBySide } from '../db/batching.ts';
-import { keepEarlyReport, keepEarlyReports, lockProviderMessage, lockProviderMessagesThen, takeEarlyReports, takeEarlyReportsOf } from '../db/early-reports.ts';
+import { keepEarlyReports, lockProviderMessagesThen, takeEarlyReports, takeEarlyReportsOf } from '../db/early-reports.ts';
 import { applyBalanceChange } from '../db/ledger.ts';
 import { settleSubmission, type SubmissionResult } from '../db/message-attempts.ts';
 import { anyPartAmong, findPart, insertParts, markPart, type PartRow } from '../db/message-parts.ts';
-import { findMessageById, findMessageByProviderId, messagesByIdsLocked, messagesByProviderIdsLocked, type MessageByUpstreamId, type MessageRow } from '../db/messages.ts';
+import { findMessageById, messagesByIdsLocked, setMessageCost, messagesByProviderIdsLocked, type MessageByUpstreamId, type MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import type { RouteRow } from '../db/routes.ts';
 import type { DeliveryReport } from '../providers/types.ts';
@@ -31,7 +31,7 @@ export async function chargeForRoute(db: Knex, jobs: JobQueue, messageId: string
     if (compare(difference, '0') <= 0) return true;
     const debit = { kind: 'debit' as const, amount: negate(difference), messageId: message.id, description: `Failover to a pricier route for ${message.to}` };
     if ((await moveBalance(trx, jobs, message.account_id, [debit])) === null) return false;
-    await trx('messages').where({ id: messageId }).update({ cost: price });
+    await setMessageCost(trx, messageId, price);
     return true;
   });
 }
@@ -66,37 +66,7 @@ export interface Submission {
   durationMs: number;
 }
 
-/**
- * The upstream took the message: it becomes sent on this route, its cost settles to this
- * route's price, and delivery reports that arrived before this answer are applied now.
- */
-export async function recordAcceptance(db: Knex, jobs: JobQueue, messageId: string, route: RouteRow, price: string, accepted: { providerMessageId: string; partIds?: string[] }, submission: Submission): Promise<void> {
-  const partIds = accepted.partIds && accepted.partIds.length > 1 ? accepted.partIds : [];
-  await db.transaction(async (trx) => {
-    for (const id of partIds.length > 0 ? partIds : [accepted.providerMessageId]) await lockProviderMessage(trx, route.id, id);
-    const message = (await findMessageById(trx, messageId, true)) as MessageRow;
-    await settleSubmission(trx, submission.attemptId, { outcome: 'accepted', durationMs: submission.durationMs });
-    // Settled meanwhile by a later try that took this one for dead: its settlement stands.
-    if (message.status !== 'pending') return;
-    const excess = fromUnits(toUnits(message.cost) - toUnits(price));
-    if (compare(excess, '0') > 0) await settle(trx, message, excess, 'refund', `Carried by a cheaper route to ${message.to}`);
-    const sent = await moveMessage(trx, jobs, messageId, 'sent', { error: null, route_id: route.id, provider_message_id: accepted.providerMessageId, sent_at: new Date(), cost: compare(excess, '0') > 0 ? price : message.cost });
-    if (!sent) return;
-    if (partIds.length === 0) {
-      for (const report of await takeEarlyReports(trx, route.id, accepted.providerMessageId)) await applyReport(trx, jobs, sent, report as unknown as DeliveryReport);
-      return;
-    }
-    await insertParts(trx, messageId, route.id, partIds);
-    for (const id of partIds) {
-      const part = (await findPart(trx, route.id, id)) as PartRow;
-      for (const report of await takeEarlyReports(trx, route.id, id)) {
-        await applyPartReport(trx, jobs, (await findMessageById(trx, messageId)) as MessageRow, part, report as unknown as DeliveryReport);
-      }
-    }
-  });
-}
-
-/** One upstream's acceptance of one message, as recordAcceptance takes it. */
+/** One upstream's acceptance of one message. */
 export interface Acceptance {
   messageId: string;
   route: RouteRow;
@@ -105,39 +75,61 @@ export interface Acceptance {
   submission: Submission;
 }
 
-/** A batch that recordAcceptances leaves to recordAcceptance, one by one: a rare case it does not do in sets. */
-class OneByOne extends Error {}
+/** The upstream ids an acceptance names: each part's, for a message sent in several. */
+const partIdsOf = ({ accepted }: Acceptance): string[] => (accepted.partIds && accepted.partIds.length > 1 ? accepted.partIds : []);
+const upstreamIdsOf = (acceptance: Acceptance) =>
+  (partIdsOf(acceptance).length > 0 ? partIdsOf(acceptance) : [acceptance.accepted.providerMessageId]).map((providerMessageId) => ({ routeId: acceptance.route.id, providerMessageId }));
 
 /**
- * recordAcceptance for several messages in one transaction, with one statement of each kind:
- * the upstream ids locked, the messages locked, the submissions settled, the messages moved to
- * sent with their events, and the early reports taken. Concatenated messages and a settlement
- * that refunds part of the charge throw OneByOne, before anything is written, so that the
- * caller records each with recordAcceptance.
+ * Upstreams took these messages: each becomes sent on its route, its cost settles to that
+ * route's price, and delivery reports that arrived before the answer are applied now. One
+ * transaction for all of them, with one statement of each kind for the usual acceptance (one
+ * upstream id at the price charged); a message carried by a cheaper route (part of its charge
+ * refunded) or sent in parts is recorded on its own within the same transaction. A message
+ * settled meanwhile (by a later try that took a submission for dead) keeps that settlement.
  */
 export async function recordAcceptances(db: Knex, jobs: JobQueue, acceptances: Acceptance[]): Promise<void[]> {
-  if (acceptances.some(({ accepted }) => (accepted.partIds?.length ?? 0) > 1)) throw new OneByOne('a concatenated message');
-  const upstreamIds = acceptances.map(({ route, accepted }) => ({ routeId: route.id, providerMessageId: accepted.providerMessageId }));
   await db.transaction(async (trx) => {
-    const found = await lockProviderMessagesThen<MessageRow>(trx, upstreamIds, messagesByIdsLocked(acceptances.map(({ messageId }) => messageId)));
+    const found = await lockProviderMessagesThen<MessageRow>(trx, acceptances.flatMap(upstreamIdsOf), messagesByIdsLocked(acceptances.map(({ messageId }) => messageId)));
     const messages = new Map(found.map((message) => [message.id, message]));
-    // Settled meanwhile by a later try that took a submission for dead: its settlement stands.
     const pending = acceptances.filter(({ messageId }) => messages.get(messageId)?.status === 'pending');
-    if (pending.some(({ messageId, price }) => compare((messages.get(messageId) as MessageRow).cost, price) !== 0)) throw new OneByOne('a cheaper route than charged');
+    const usual = pending.filter((acceptance) => partIdsOf(acceptance).length === 0 && compare(messages.get(acceptance.messageId)!.cost, acceptance.price) === 0);
     const settledMeanwhile = acceptances.filter((acceptance) => !pending.includes(acceptance));
     // Side by side (one round trip on a pipelining connection): each pending message is locked, so
     // all of them move to sent with their submissions, and the upstream ids are locked, so their
     // early reports are theirs to take.
     const [sent, early] = await sideBySide([
-      moveMessagesToSent(trx, jobs, pending.map(({ messageId, route, accepted, submission }) => ({ id: messageId, route_id: route.id, provider_message_id: accepted.providerMessageId, attempt_id: submission.attemptId, duration_ms: submission.durationMs }))),
-      takeEarlyReportsOf(trx, pending.map(({ route, accepted }) => ({ routeId: route.id, providerMessageId: accepted.providerMessageId }))),
+      moveMessagesToSent(trx, jobs, usual.map(({ messageId, route, accepted, submission }) => ({ id: messageId, route_id: route.id, provider_message_id: accepted.providerMessageId, attempt_id: submission.attemptId, duration_ms: submission.durationMs }))),
+      takeEarlyReportsOf(trx, usual.map(({ route, accepted }) => ({ routeId: route.id, providerMessageId: accepted.providerMessageId }))),
       ...settledMeanwhile.map(({ submission }) => settleSubmission(trx, submission.attemptId, { outcome: 'accepted', durationMs: submission.durationMs })),
     ]);
     for (const message of sent) {
       for (const report of early.get(`${message.route_id}:${message.provider_message_id}`) ?? []) await applyReport(trx, jobs, message, report as unknown as DeliveryReport);
     }
+    for (const acceptance of pending.filter((candidate) => !usual.includes(candidate))) await recordParticularAcceptance(trx, jobs, messages.get(acceptance.messageId)!, acceptance);
   });
   return acceptances.map(() => undefined);
+}
+
+/** An acceptance that refunds part of the charge, or of a message sent in parts, whose reports are kept by part. */
+async function recordParticularAcceptance(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, { messageId, route, price, accepted, submission }: Acceptance): Promise<void> {
+  await settleSubmission(trx, submission.attemptId, { outcome: 'accepted', durationMs: submission.durationMs });
+  const excess = fromUnits(toUnits(message.cost) - toUnits(price));
+  if (compare(excess, '0') > 0) await settle(trx, message, excess, 'refund', `Carried by a cheaper route to ${message.to}`);
+  const sent = await moveMessage(trx, jobs, messageId, 'sent', { error: null, route_id: route.id, provider_message_id: accepted.providerMessageId, sent_at: new Date(), cost: compare(excess, '0') > 0 ? price : message.cost });
+  if (!sent) return;
+  const partIds = partIdsOf({ messageId, route, price, accepted, submission });
+  if (partIds.length === 0) {
+    for (const report of await takeEarlyReports(trx, route.id, accepted.providerMessageId)) await applyReport(trx, jobs, sent, report as unknown as DeliveryReport);
+    return;
+  }
+  await insertParts(trx, messageId, route.id, partIds);
+  for (const id of partIds) {
+    const part = (await findPart(trx, route.id, id)) as PartRow;
+    for (const report of await takeEarlyReports(trx, route.id, id)) {
+      await applyPartReport(trx, jobs, (await findMessageById(trx, messageId)) as MessageRow, part, report as unknown as DeliveryReport);
+    }
+  }
 }
 
 /**
@@ -151,25 +143,6 @@ export async function recordFailure(db: Knex, jobs: JobQueue, messageId: string,
     if (message.status !== 'pending') return;
     await settle(trx, message, message.cost, 'refund', `Refund of the failed message to ${message.to}`);
     await moveMessage(trx, jobs, messageId, 'failed', { failed_at: new Date(), error, cost: '0.0000' });
-  });
-}
-
-/**
- * A delivery report from an upstream: applied once however often it repeats, and kept until the
- * submit response is recorded when it arrives first. Rejects when it could not be stored, so
- * that the caller leaves the report to its sender to repeat.
- */
-export async function recordDeliveryReport(db: Knex, jobs: JobQueue, routeId: number, report: DeliveryReport): Promise<RecordedReport> {
-  return db.transaction(async (trx) => {
-    await lockProviderMessage(trx, routeId, report.providerMessageId);
-    const part = await findPart(trx, routeId, report.providerMessageId);
-    if (part) return applied(await applyPartReport(trx, jobs, (await findMessageById(trx, part.message_id, true)) as MessageRow, part, report));
-    const message = await findMessageByProviderId(trx, routeId, report.providerMessageId);
-    if (!message) {
-      await keepEarlyReport(trx, routeId, report.providerMessageId, report);
-      return { stored: 'kept' };
-    }
-    return applied(await applyReport(trx, jobs, message, report));
   });
 }
 
@@ -197,39 +170,71 @@ export interface RouteReport {
 const upstreamKey = ({ routeId, providerMessageId }: { routeId: number; providerMessageId: string }) => `${routeId}:${providerMessageId}`;
 
 /**
- * recordDeliveryReport for several reports in one transaction, with one statement of each kind:
- * the upstream ids locked, their messages found and locked, the reports that came first kept,
- * and the others' messages moved with their events. Reports on parts of concatenated messages,
- * and two reports on one upstream message, throw OneByOne before anything is written, so that
- * the caller records each with recordDeliveryReport.
+ * Delivery reports from upstreams, in one transaction: each applied once however often it
+ * repeats, and kept until the submit response is recorded when it arrives first. Rejects when
+ * they could not be stored, so that the caller leaves them to their senders to repeat. Reports
+ * on one upstream message are taken in arrival order, one round each.
  */
 export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: RouteReport[]): Promise<RecordedReport[]> {
-  const upstreamIds = reports.map(({ routeId, report }) => ({ routeId, providerMessageId: report.providerMessageId }));
-  if (new Set(upstreamIds.map(upstreamKey)).size < reports.length) throw new OneByOne('two reports on one upstream message');
-  return db.transaction(async (trx) => {
-    const byUpstreamId = await lockProviderMessagesThen<MessageByUpstreamId>(trx, upstreamIds, messagesByProviderIdsLocked(upstreamIds));
-    if (byUpstreamId.some((row) => row.upstream_id_is_part)) throw new OneByOne('a report on a part of a message');
-    const messages = new Map(byUpstreamId.map(({ upstream_id_is_part: _, ...message }) => [upstreamKey({ routeId: message.route_id as number, providerMessageId: message.provider_message_id as string }), message]));
-    // A part other than the first is found by no message: only then are the parts read on their own.
-    const unmatched = upstreamIds.filter((id) => !messages.has(upstreamKey(id)));
-    if (unmatched.length > 0 && (await anyPartAmong(trx, unmatched))) throw new OneByOne('a report on a part of a message');
-    const found = reports.map((_, index) => messages.get(upstreamKey(upstreamIds[index])));
-    // Side by side: reports kept for later and messages moved concern different upstream ids. A
-    // report for a message already final (a repeat, or a late one) changes nothing.
-    const [, moved] = await sideBySide([
-      keepEarlyReports(trx, reports.flatMap(({ routeId, report }, index) => (found[index] ? [] : [{ routeId, providerMessageId: report.providerMessageId, report }]))),
-      moveMessagesOnReports(
-        trx,
-        jobs,
-        reports.flatMap(({ report }, index) => {
-          const message = found[index];
-          if (!message) return [];
-          const { to, changes } = reportChange(report);
-          return [{ id: message.id, status: to, ...changes }];
-        }),
-      ),
-    ]);
-    const movedById = new Map(moved.map((message) => [message.id, message]));
-    return found.map((message): RecordedReport => (message ? applied(movedById.get(message.id)) : { stored: 'kept' }));
+  const recorded: RecordedReport[] = new Array(reports.length);
+  const rounds: number[][] = [];
+  const seen = new Map<string, number>();
+  reports.forEach(({ routeId, report }, index) => {
+    const key = upstreamKey({ routeId, providerMessageId: report.providerMessageId });
+    const round = seen.get(key) ?? 0;
+    seen.set(key, round + 1);
+    (rounds[round] ??= []).push(index);
   });
+  await db.transaction(async (trx) => {
+    for (const round of rounds) {
+      const answers = await recordRound(trx, jobs, round.map((index) => reports[index]));
+      round.forEach((index, position) => (recorded[index] = answers[position]));
+    }
+  });
+  return recorded;
+}
+
+/**
+ * Reports on distinct upstream messages, with one statement of each kind: the upstream ids
+ * locked, their messages found and locked, the reports that came first kept, and the others'
+ * messages moved with their events. A report on one part of a concatenated message is applied
+ * on its own, as the message's state depends on its other parts.
+ */
+async function recordRound(trx: Knex.Transaction, jobs: JobQueue, reports: RouteReport[]): Promise<RecordedReport[]> {
+  const upstreamIds = reports.map(({ routeId, report }) => ({ routeId, providerMessageId: report.providerMessageId }));
+  const byUpstreamId = await lockProviderMessagesThen<MessageByUpstreamId>(trx, upstreamIds, messagesByProviderIdsLocked(upstreamIds));
+  const wholes = new Map(byUpstreamId.filter((row) => !row.upstream_id_is_part).map(({ upstream_id_is_part: _, ...message }) => [upstreamKey({ routeId: message.route_id as number, providerMessageId: message.provider_message_id as string }), message]));
+  // A part other than the first is found by no message: only then are the parts read on their own.
+  const unmatched = upstreamIds.filter((id) => !wholes.has(upstreamKey(id)));
+  const parts = new Map<string, PartRow>();
+  if (unmatched.length > 0 && (await anyPartAmong(trx, unmatched))) {
+    for (const id of unmatched) {
+      const part = await findPart(trx, id.routeId, id.providerMessageId);
+      if (part) parts.set(upstreamKey(id), part);
+    }
+  }
+  const found = upstreamIds.map((id) => wholes.get(upstreamKey(id)));
+  // Side by side: reports kept for later and messages moved concern different upstream ids. A
+  // report for a message already final (a repeat, or a late one) changes nothing.
+  const [, moved] = await sideBySide([
+    keepEarlyReports(trx, reports.flatMap(({ routeId, report }, index) => (found[index] || parts.has(upstreamKey(upstreamIds[index])) ? [] : [{ routeId, providerMessageId: report.providerMessageId, report }]))),
+    moveMessagesOnReports(
+      trx,
+      jobs,
+      reports.flatMap(({ report }, index) => {
+        const message = found[index];
+        if (!message) return [];
+        const { to, changes } = reportChange(report);
+        return [{ id: message.id, status: to, ...changes }];
+      }),
+    ),
+  ]);
+  const movedById = new Map(moved.map((message) => [message.id, message]));
+  const recorded: RecordedReport[] = [];
+  for (const [index, { report }] of reports.entries()) {
+    const part = parts.get(upstreamKey(upstreamIds[index]));
+    if (part) recorded.push(applied(await applyPartReport(trx, jobs, (await findMessageById(trx, part.message_id, true)) as MessageRow, part, report)));
+    else recorded.push(found[index] ? applied(movedById.get(found[index].id)) : { stored: 'kept' });
+  }
+  return recorded;
 }

@@ -4,7 +4,7 @@ import { findMessagesToSubmit, type MessageToSubmit } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { sendingStateOfAccounts, type AccountSendingState } from '../db/routes.ts';
 import { Batcher } from '../db/batching.ts';
-import { recordAcceptance, recordAcceptances, type Acceptance } from './message-outcomes.ts';
+import { recordAcceptances, type Acceptance } from './message-outcomes.ts';
 
 // Enough to amortise a round trip over the messages a process has in flight; one batch of a kind
 // at a time, so that the messages that come meanwhile make the next batch larger (BENCHMARKS.md,
@@ -42,7 +42,9 @@ export class SubmissionBatches {
     this.acceptances = new Batcher({
       ...BATCH,
       run: (acceptances) => recordAcceptances(db, jobs, acceptances),
-      runOne: ({ messageId, route, price, accepted, submission }) => recordAcceptance(db, jobs, messageId, route, price, accepted, submission),
+      runOne: async (acceptance) => {
+        await recordAcceptances(db, jobs, [acceptance]);
+      },
     });
   }
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { lockProviderMessage, lockProviderMessagesThen } from '../../db/early-reports.ts';
+import { lockProviderMessagesThen } from '../../db/early-reports.ts';
 import { messagesByProviderIdsLocked, type MessageByUpstreamId } from '../../db/messages.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 import { eventually, sendingTenant, storeMessages } from '../support/fixtures.ts';
@@ -14,7 +14,7 @@ describe('a read written behind the locks on upstream ids', () => {
 
     // The submit response of the message holds the lock on its upstream id while it records it.
     const holder = await harness.db.transaction();
-    await lockProviderMessage(holder, routeId, upstreamId);
+    await lockProviderMessagesThen(holder, [{ routeId, providerMessageId: upstreamId }], { text: 'SELECT 1' });
     await holder('messages').where({ id }).update({ status: 'sent', route_id: routeId, provider_message_id: upstreamId });
 
     const reading = harness.db.transaction((trx) =>

@@ -285,8 +285,8 @@ describe('the message life', () => {
     const tenant = await sendingTenant({ routes: [{ config: { outcome: 'undelivered', dlr_delay_ms: 10 } }] });
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
     const undelivered = await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'undelivered');
-    const { recordDeliveryReport } = await import('../../domain/message-outcomes.ts');
-    await recordDeliveryReport(harness.db, jobQueueOf(harness.dispatch.boss), undelivered.route_id, { providerMessageId: undelivered.provider_message_id, status: 'delivered' });
+    const { recordDeliveryReports } = await import('../../domain/message-outcomes.ts');
+    await recordDeliveryReports(harness.db, jobQueueOf(harness.dispatch.boss), [{ routeId: undelivered.route_id, report: { providerMessageId: undelivered.provider_message_id, status: 'delivered' } }]);
     const after = await call('GET', `/messages/${undelivered.id}`, { auth: tenant.key });
     expect(after.body.data.status).to.equal('undelivered');
     expect(after.body.data.delivered_at).to.equal(null);

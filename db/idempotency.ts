@@ -9,32 +9,38 @@ export interface IdempotencyRow {
   created_at: Date;
 }
 
+/** The text whose hash names the key's advisory lock. */
+export const keyLockName = (accountId: string, key: string): string => `idempotency ${accountId} ${key}`;
+
 /**
- * Claims a key for a request: inserts it as running, or answers the row already there. A row
- * older than `expiresSeconds`, or still running after `staleSeconds` (its request died: its
- * transaction rolled back), is taken over.
+ * Takes the key's lock for the rest of the transaction, unless another request holds it; answers
+ * whether it was taken. The lock belongs to the database session: a request whose process died
+ * or whose connection was cut (a database outage) holds it no longer.
  */
-export async function claimKey(db: Knex, accountId: string, key: string, requestHash: string, expiresSeconds: number, staleSeconds: number): Promise<{ claimed: true } | { claimed: false; row: IdempotencyRow }> {
-  const result = await db.raw(
-    `INSERT INTO idempotency_keys AS k (account_id, key, request_hash) VALUES (:accountId, :key, :requestHash)
+export async function lockKey(trx: Knex.Transaction, accountId: string, key: string): Promise<boolean> {
+  const { rows } = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked', [keyLockName(accountId, key)]);
+  return rows[0].locked;
+}
+
+/**
+ * The outcome stored for the key, unless it is older than `expiresSeconds`. Read after lockKey,
+ * so that the outcome of a request that finished just before is seen. Rows without an outcome
+ * were claims of an earlier version, and count as none.
+ */
+export async function findKeyOutcome(trx: Knex.Transaction, accountId: string, key: string, expiresSeconds: number): Promise<IdempotencyRow | undefined> {
+  return trx<IdempotencyRow>('idempotency_keys')
+    .where({ account_id: accountId, key })
+    .whereNotNull('response_status')
+    .andWhereRaw('created_at >= clock_timestamp() - make_interval(secs => ?)', [expiresSeconds])
+    .first();
+}
+
+/** Stores the key's outcome, replacing an expired one. */
+export async function storeKeyOutcome(trx: Knex.Transaction, row: Pick<IdempotencyRow, 'account_id' | 'key' | 'request_hash' | 'response_status' | 'response_body'>): Promise<void> {
+  await trx.raw(
+    `INSERT INTO idempotency_keys (account_id, key, request_hash, response_status, response_body) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (account_id, key) DO UPDATE
-       SET request_hash = excluded.request_hash, response_status = NULL, response_body = NULL, created_at = clock_timestamp()
-       WHERE k.created_at < clock_timestamp() - make_interval(secs => :expiresSeconds)
-          OR (k.response_status IS NULL AND k.created_at < clock_timestamp() - make_interval(secs => :staleSeconds))
-     RETURNING k.account_id`,
-    { accountId, key, requestHash, expiresSeconds, staleSeconds },
+       SET request_hash = excluded.request_hash, response_status = excluded.response_status, response_body = excluded.response_body, created_at = clock_timestamp()`,
+    [row.account_id, row.key, row.request_hash, row.response_status, JSON.stringify(row.response_body)],
   );
-  if (result.rows.length > 0) return { claimed: true };
-  const row = await db<IdempotencyRow>('idempotency_keys').where({ account_id: accountId, key }).first();
-  // The row may have been released between the two statements: claim again.
-  if (!row) return claimKey(db, accountId, key, requestHash, expiresSeconds, staleSeconds);
-  return { claimed: false, row };
-}
-
-export async function completeKey(db: Knex, accountId: string, key: string, status: number, body: unknown): Promise<void> {
-  await db('idempotency_keys').where({ account_id: accountId, key }).update({ response_status: status, response_body: JSON.stringify(body) });
-}
-
-export async function releaseKey(db: Knex, accountId: string, key: string): Promise<void> {
-  await db('idempotency_keys').where({ account_id: accountId, key }).whereNull('response_status').delete();
 }

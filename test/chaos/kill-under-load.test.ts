@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { STALE_SECONDS } from '../../domain/idempotency.ts';
+import { keyLockName } from '../../db/idempotency.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 import { countBy, eventIdsOf, FINAL_STATES, messagesOf, moneyOf, strandedMessages } from './support/database-checks.ts';
 import { eventually } from './support/eventually.ts';
@@ -52,16 +52,17 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
   const worthRetrying = (outcome: CallOutcome) => outcome.kind === 'connection' || outcome.kind === 'timeout' || (outcome.kind === 'answer' && (outcome.status === 409 || outcome.status >= 500));
 
   /**
-   * A 409 says the send cut by the kill still holds its Idempotency-Key: wait until the key may
-   * be claimed again (its request finished, or died STALE_SECONDS ago), as the server decides it.
+   * A 409 says the send cut by the kill still holds its Idempotency-Key: its lock lives as long as
+   * the dead process's database session, which PostgreSQL ends when it finds the connection gone.
    */
   const untilKeyReleased = (key: string) =>
     eventually(`Idempotency-Key ${key} released`, RESEND_DEADLINE_MS, async () => {
       const { rows } = await stage.pool.query(
-        `SELECT 1 FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND response_status IS NULL AND created_at >= clock_timestamp() - make_interval(secs => $3)`,
-        [tenant.accountId, key, STALE_SECONDS],
+        `SELECT 1 FROM pg_locks l, (SELECT hashtextextended($1, 0) AS h) k
+          WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = (k.h >> 32) & 4294967295 AND l.objid::bigint = k.h & 4294967295`,
+        [keyLockName(tenant.accountId, key)],
       );
-      return { done: rows.length === 0, detail: 'the claim is still held' };
+      return { done: rows.length === 0, detail: 'the key is still locked' };
     });
 
   const acceptedIds = () => new Set(lastTry.filter(is201).map((outcome) => outcome.body.data.id as string));

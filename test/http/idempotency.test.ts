@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { connect } from '../../db/connection.ts';
+import { lockKey } from '../../db/idempotency.ts';
 import { requestFingerprint } from '../../domain/idempotency.ts';
 import { call, expectError } from '../support/client.ts';
-import { sendingTenant } from '../support/fixtures.ts';
+import { eventually, sendingTenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 
 const TO = '+14155550123';
@@ -76,17 +78,20 @@ describe('Idempotency-Key', () => {
     expect(await harness.db('messages').where({ account_id: tenant.accountId })).to.have.length(2);
   });
 
-  it('answers 409 while a request with the key is running elsewhere, for both send operations', async () => {
+  it('answers 409 while a request with the key is running elsewhere, for both send operations, and serves the key once it ends', async () => {
     const tenant = await sendingTenant();
     const single = { to: TO, from: 'Dispatch', body: 'In flight' };
     const bulk = { recipients: [TO], from: 'Dispatch', body: 'In flight' };
-    // A claim without a response is what a request still running in another process leaves.
-    await harness.db('idempotency_keys').insert([
-      { account_id: tenant.accountId, key: 'running-1', request_hash: requestFingerprint('sendMessage', single) },
-      { account_id: tenant.accountId, key: 'running-2', request_hash: requestFingerprint('sendBulkMessages', bulk) },
-    ]);
+    // What a request still running in another process holds: the key's lock, in its transaction.
+    const running = await harness.db.transaction();
+    expect(await lockKey(running, tenant.accountId, 'running-1')).to.equal(true);
+    expect(await lockKey(running, tenant.accountId, 'running-2')).to.equal(true);
     expectError(await send(tenant.key, 'running-1', single), 409, 'idempotency_key_in_use', 'Idempotency-Key');
     expectError(await call('POST', '/messages/bulk', { auth: tenant.key, body: bulk, headers: { 'idempotency-key': 'running-2' } }), 409, 'idempotency_key_in_use');
+    // It failed (rolled back): nothing was done, and the retry is served at once.
+    await running.rollback();
+    expect((await send(tenant.key, 'running-1', single)).status).to.equal(201);
+    expect((await call('POST', '/messages/bulk', { auth: tenant.key, body: bulk, headers: { 'idempotency-key': 'running-2' } })).status).to.equal(201);
   });
 
   it('answers 422 to a bulk key reused with other recipients', async () => {
@@ -95,11 +100,32 @@ describe('Idempotency-Key', () => {
     expectError(await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: ['+14155550124'], from: 'Dispatch', body: 'Hi' }, headers: { 'idempotency-key': 'bulk-2' } }), 422, 'idempotency_key_reused');
   });
 
-  it('takes over a claim whose request died without answering', async () => {
+  it('frees the key of a request whose process died or whose connection was cut, at once', async () => {
     const tenant = await sendingTenant();
     const body = { to: TO, from: 'Dispatch', body: 'Retry after a crash' };
-    await harness.db('idempotency_keys').insert({ account_id: tenant.accountId, key: 'crashed', request_hash: requestFingerprint('sendMessage', body), created_at: new Date(Date.now() - 10 * 60_000) });
+    // The dying request's session, on a pool of its own that the test throws away.
+    const ownPool = connect(harness.database.url, 1);
+    const dying = await ownPool.transaction();
+    try {
+      expect(await lockKey(dying, tenant.accountId, 'crashed')).to.equal(true);
+      const { rows } = await dying.raw('SELECT pg_backend_pid() AS pid');
+      expectError(await send(tenant.key, 'crashed', body), 409, 'idempotency_key_in_use', 'Idempotency-Key');
+      // Its session ends as a killed process's or a restarted database's does.
+      await harness.db.raw('SELECT pg_terminate_backend(?)', [rows[0].pid]);
+      await eventually(() => harness.db.raw('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ?', [rows[0].pid]), (found) => found.rows[0].n === 0, { what: 'the session gone' });
+    } finally {
+      await dying.rollback().catch(() => undefined);
+      await ownPool.destroy();
+    }
     expect((await send(tenant.key, 'crashed', body)).status).to.equal(201);
+  });
+
+  it('ignores a claim an earlier version left without an outcome', async () => {
+    const tenant = await sendingTenant();
+    const body = { to: TO, from: 'Dispatch', body: 'After an upgrade' };
+    await harness.db('idempotency_keys').insert({ account_id: tenant.accountId, key: 'legacy', request_hash: requestFingerprint('sendMessage', body) });
+    expect((await send(tenant.key, 'legacy', body)).status).to.equal(201);
+    expect((await send(tenant.key, 'legacy', body)).headers.get('idempotent-replayed')).to.equal('true');
   });
 
   it('answers 400 naming the header for a key over 255 characters', async () => {

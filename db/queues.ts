@@ -4,10 +4,11 @@ import { runPrepared, sideBySide, statementName } from './batching.ts';
 
 /** Every background queue, with its options, in one table. */
 export const QUEUES = {
-  // Retried with backoff (5 s doubling to at most 5 min) while no route takes the message; the send
-  // window (domain/submission.ts), not this limit, ends it. The heartbeat returns the job of a
-  // process that died to the queue within about 20 s instead of at its 15-minute expiry.
-  sendMessage: { name: 'send-message', options: { retryLimit: 20, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, heartbeatSeconds: 15 } },
+  // Retried with backoff (5 s doubling to at most 1 min) while no route takes the message; the send
+  // window (domain/submission.ts), not this limit, ends it, and the first try after it fails the
+  // message within a minute of its end. The heartbeat returns the job of a process that died to
+  // the queue within about 20 s instead of at its 15-minute expiry.
+  sendMessage: { name: 'send-message', options: { retryLimit: 20, retryDelay: 5, retryBackoff: true, retryDelayMax: 60, heartbeatSeconds: 15 } },
   // Each attempt is its own job, scheduled by the delivery rules; pg-boss retries only an attempt
   // whose process died (the job expired while active).
   deliverWebhook: { name: 'deliver-webhook', options: { retryLimit: 3, retryDelay: 1 } },

@@ -70,6 +70,7 @@ async function submitOnce(provider: Provider, outbound: OutboundMessage): Promis
  * Retryable (nothing reached the upstream): the next route. Unknown (the upstream may have it):
  * by afterUnknownOutcome. When no route took it, 'retry' (the caller tries again later), or on
  * the last try (the job's retries are spent or SEND_WINDOW_MS has passed) failed and refunded.
+ * No submission starts once SEND_WINDOW_MS has passed.
  */
 export async function submitMessage(deps: SubmitDependencies, messageId: string, retriesSpent: boolean, jobAccountId?: string): Promise<'done' | 'retry'> {
   const { db, jobs, batches } = deps;
@@ -85,13 +86,18 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
   named?.catch(() => {});
   const message = await batches.messages.submit(messageId);
   if (!message || message.status !== 'pending') return 'done';
-  const lastTry = retriesSpent || Date.now() - message.created_at.getTime() >= SEND_WINDOW_MS;
+  const windowEnd = message.created_at.getTime() + SEND_WINDOW_MS;
+  const windowOver = () => Date.now() >= windowEnd;
+  const lastTry = retriesSpent || windowOver();
+  const notSentInWindow = (why: string) => fail({ type: 'provider_error', code: 'provider_unavailable', message: `The message was not sent: ${why}` });
   const account = await (named && jobAccountId === message.account_id ? named : batches.accounts.submit(message.account_id));
   // A suspended or closed account's messages wait: reactivated within the window, they go out.
   if (!account.active) {
     if (!lastTry) return 'retry';
-    return fail({ type: 'provider_error', code: 'provider_unavailable', message: 'The message was not sent: its account was not active within the send window.' });
+    return notSentInWindow('its account was not active within the send window.');
   }
+  // A try that starts after the window submits nothing: the window bounds when a message may go.
+  if (windowOver()) return notSentInWindow('no route took it within the send window.');
   const eligible = routesFor(account.routes, message.to, message.requested_route_id);
   const routes = message.submitted ? await routesAfterEarlierTries(db, await submissionsOf(db, message.id), eligible) : eligible;
   if (!Array.isArray(routes)) return fail(routes.failWith);
@@ -100,6 +106,8 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
   let charged = message.cost;
 
   for (const route of routes) {
+    // The routes before this one may have taken the rest of the window.
+    if (windowOver()) break;
     const price = multiply(route.price_per_segment, message.segments);
     if (compare(price, charged) > 0) {
       if (!(await chargeForRoute(db, jobs, message.id, price))) {
@@ -132,7 +140,7 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
     lastProblem = outcome.message;
   }
 
-  if (!lastTry) return 'retry';
+  if (!lastTry && !windowOver()) return 'retry';
   return fail({ type: 'provider_error', code: 'provider_unavailable', message: `No route could take the message; last: ${lastProblem}` });
 }
 

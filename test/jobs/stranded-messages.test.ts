@@ -78,6 +78,17 @@ describe('messages that no live job will move', () => {
     expect(failed.error.code).to.equal('provider_unavailable');
   });
 
+  it('fail with provider_unavailable once the send window has passed, without a submission after it', async () => {
+    const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: provider.url } }] });
+    provider.behave({ status: 503 });
+    const id = await pendingMessage(tenant, 16);
+    await reconcileAll();
+    const failed = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
+    expect(failed).to.include({ status: 'failed', cost: 0, attempts: 0 });
+    expect(failed.error.code).to.equal('provider_unavailable');
+    expect(provider.requests).to.have.length(0);
+  });
+
   it('are left alone while a live job still holds them', async () => {
     const tenant = await sendingTenant({ routes: [{ provider: 'simulator', config: { outcome: 'unavailable' } }] });
     const id = await pendingMessage(tenant, 2);

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -8,6 +9,30 @@ import { eventually } from '../support/fixtures.ts';
 
 const run = promisify(execFile);
 const docker = (...args: string[]) => run('docker', args, { maxBuffer: 64 * 1024 * 1024 });
+
+// What the files say, checked where no container runtime is: a pinned slim Node 24 base with one
+// Node in it, Node as PID 1, a health check, and compose services that are checked and restarted.
+describe('the Dockerfile and compose.yaml', () => {
+  it('build on a pinned slim Node 24 base, drop the node package, run Node as PID 1 and check health', async () => {
+    const dockerfile = await readFile('Dockerfile', 'utf8');
+    const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1];
+    expect(base).to.match(/^node:24\.\d+\.\d+-\w+-slim$/);
+    expect(base?.split(':')[1].split('-')[0]).to.equal(JSON.parse(await readFile('node_modules/node/package.json', 'utf8')).version);
+    expect(dockerfile.match(/^FROM .*/gm)).to.deep.equal(['FROM ${NODE_IMAGE} AS deps', 'FROM ${NODE_IMAGE}']);
+    expect(dockerfile).to.match(/rm -rf node_modules\/node node_modules\/\.bin\/node/);
+    expect(dockerfile).to.match(/^CMD \["node", "app\/main\.ts"\]$/m);
+    expect(dockerfile).to.match(/^HEALTHCHECK .*\/readyz/ms);
+  });
+
+  it('gives every compose service a health check and a restart policy', async () => {
+    const compose = (await import('js-yaml')).load(await readFile('compose.yaml', 'utf8')) as { services: Record<string, { healthcheck?: unknown; restart?: string; init?: boolean }> };
+    for (const [name, service] of Object.entries(compose.services)) {
+      expect(service.healthcheck, name).to.be.an('object');
+      expect(service.restart, name).to.equal('unless-stopped');
+      expect(service.init, name).to.equal(undefined);
+    }
+  });
+});
 
 // The Dockerfile's image runs the quick start: `docker run -p PORT:3000 dispatch` (the embedded
 // PostgreSQL under /data, as user node), then a send with the demo key is delivered.

@@ -126,7 +126,7 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
 
   // Quick mode compiles no validator at init; only the request validators are compiled, here,
   // before the first request. openapi-backend would also compile one for every response, which
-  // Dispatch never runs: 3 s of start and about 100 MB of heap that stayed resident (target 7).
+  // Dispatch never runs: 3 s of start and about 100 MB of heap that stayed resident.
   // Quick mode also skips the check of the document, made here on the loaded document.
   await api.init();
   await api.loadDocument();

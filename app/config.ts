@@ -2,7 +2,7 @@
  * What this process does: `all` serves the API and works the background jobs; `api` only serves
  * the API; `worker` only works the jobs (sends, webhooks, inbound binds, reconciliation), with an
  * HTTP server for its probes and metrics. Split, the API's event loop never waits behind a batch
- * of submissions (BENCHMARKS.md).
+ * of submissions.
  */
 export type Role = 'all' | 'api' | 'worker';
 export const ROLES: Role[] = ['all', 'api', 'worker'];

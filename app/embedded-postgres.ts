@@ -27,7 +27,7 @@ export const SERVER_SETTINGS = [
   // A message writes about 8 KB of WAL (its row three times, with every index, its events, its
   // submission, ledger entry and counters). At the default max_wal_size of 1 GB, 500 messages a
   // second asked for a checkpoint every 1.5 to 2 minutes, and commits slowed to hundreds of
-  // milliseconds during them (BENCHMARKS.md, target 7). With room for a quarter of an hour of that
+  // milliseconds during them. With room for a quarter of an hour of that
   // WAL, checkpoints come by time. The WAL takes that room on disk only under such a load, and
   // shrinks back towards min_wal_size (80 MB) once it has passed.
   'max_wal_size=8GB',

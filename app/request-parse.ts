@@ -6,7 +6,7 @@ type Parse = (req: BackendRequest, operation?: Operation) => ParsedRequest;
  * openapi-backend parses a request three times for its operation (before the security handlers,
  * inside validation, and after coercion), and each parse compiles the operation's path template
  * into regular expressions again and deep-copies headers and query with lodash: a tenth of the
- * CPU of an authenticated read (`npm run bench`, target 3). This parse gives the same answer for
+ * CPU of an authenticated read. This parse gives the same answer for
  * the operations Dispatch declares, with each template compiled once. An operation whose query
  * takes JSON or non-exploded arrays, or that reads cookies, keeps the library's parse, which
  * handles them.

@@ -140,7 +140,7 @@ export function statsStatement(selection: StatsSelection): { text: string; value
  * Per group (or for the whole selection when nothing is grouped): counts by status, cost, failures
  * by code, delivered messages by latency bucket. Unnamed, so planned for each call's range: as a
  * prepared statement its generic plan expected one row and sorted some 1,500 to group them, where
- * a plan for the call's values hashes them (BENCHMARKS.md, "The statistics' stripes and their fold").
+ * a plan for the call's values hashes them.
  */
 export async function readMessageStats(db: Knex, selection: StatsSelection): Promise<StatsRow[]> {
   return runPrepared<StatsRow>(db, statsStatement(selection));

@@ -49,8 +49,7 @@ const preparedNames = new Map<string, string>();
 
 /**
  * pg-boss plans its fetch, insert and completion anew on every call, 0.3 to 0.6 ms each: a tenth
- * of PostgreSQL's CPU while sends arrive (pg_stat_statements with track_planning during
- * `npm run bench` target 2). Its texts differ only by queue and batch size, so each text with
+ * of PostgreSQL's CPU while sends arrive (pg_stat_statements with track_planning). Its texts differ only by queue and batch size, so each text with
  * parameters becomes a prepared statement on the connections that run it. A text without
  * parameters may hold several commands (its migrations), which cannot be prepared. The fetch's
  * text names its batch size, so a process prepares a few dozen texts (63 across the jobs and

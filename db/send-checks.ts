@@ -26,7 +26,7 @@ const READ_SEND_CHECKS = `
  * What the checks of sends from one account read, in one prepared statement: the account's
  * routes, its approved senders, and the recipients blocklisted or opted out. Each read alone was
  * a round trip of its own inside the accepting transaction, and under load a round trip costs
- * more in waiting than the read costs the server (`npm run bench`, target 2). The opt-outs are
+ * more in waiting than the read costs the server. The opt-outs are
  * read by lock_and_find_opt_outs (in the migrations), which takes the numbers' shared locks until
  * the transaction ends before it looks them up, so that an opt-out waits for this send and this
  * send sees an opt-out that committed first. Without `optOuts` no opt-out is read or locked (the

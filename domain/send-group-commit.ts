@@ -29,8 +29,7 @@ export class SendGroupCommit {
       // Enough to amortise a commit, few enough that one group's statements stay small.
       maxBatch: 64,
       // One group at a time: on full cores the sends that arrive while a group commits make the
-      // next one larger, which costs less CPU a send than two groups overlapping (BENCHMARKS.md,
-      // "One batch under way").
+      // next one larger, which costs less CPU a send than two groups overlapping.
       maxInFlight: 1,
     });
   }

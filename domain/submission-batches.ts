@@ -7,8 +7,7 @@ import { Batcher } from '../db/batching.ts';
 import { recordAcceptances, type Acceptance } from './message-outcomes.ts';
 
 // Enough to amortise a round trip over the messages a process has in flight; one batch of a kind
-// at a time, so that the messages that come meanwhile make the next batch larger (BENCHMARKS.md,
-// "One batch under way").
+// at a time, so that the messages that come meanwhile make the next batch larger.
 const BATCH = { maxBatch: 64, maxInFlight: 1 };
 
 /**

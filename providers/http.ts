@@ -3,7 +3,7 @@
  * provider POSTs delivery reports back to the route's `dlr_url` (parsed by parseHttpDeliveryReport).
  *
  * node:http rather than fetch: the outcome depends on whether the request may have reached the
- * provider (operator-contract.md, "Upstream providers"), and only the socket's connect (or TLS
+ * provider (docs/providers.md), and only the socket's connect (or TLS
  * handshake) tells a refused connection apart from one that took the request and then broke.
  */
 import http from 'node:http';

@@ -10,8 +10,7 @@ import type { Knex } from 'knex';
 //   the same transaction; an event still references its message, a submission its message, and
 //   the message its account. Without them PostgreSQL spent 12% less CPU per message sending a
 //   backlog (two alternated pairs of `npm run bench -- --quick --only accept-alone
-//   --worker-processes 1 --database-url` on a PostgreSQL 15 cluster, BENCHMARKS.md "The sending
-//   made cheaper").
+//   --worker-processes 1 --database-url` on a PostgreSQL 15 cluster).
 // - Nothing reads submissions by their 'submitting' outcome (a message's are read by message),
 //   yet settling each submission moved it out of that partial index, so no settlement could be
 //   a heap-only update. Without it, and with room left on each page for the settled version of

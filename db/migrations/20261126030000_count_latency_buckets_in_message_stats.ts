@@ -6,7 +6,7 @@ import { addToStats, countingFunctions, keyed } from './20261124040000_add_balan
  * one column of message_stats: an array of the 35 buckets' counts, null while the row has counted
  * no delivery. The grouped statistics read then reads a row per group and stripe instead of a row
  * per bucket besides: 1.0 ms a statement against 1.7 on a day by hour and country with 16 stripes
- * in its last hour (pgbench, BENCHMARKS.md "Latency buckets in the counter row").
+ * in its last hour (measured with pgbench).
  * message_stat_details keeps the failures by code, whose codes are open-ended.
  */
 const LATENCY_BUCKETS = 35;
@@ -67,7 +67,7 @@ const moveBucketRows = `
 
 // Not one transaction: sends wait only for the switch of the triggers, not for the history's
 // bucket rows to move, which took 9.6 s in one transaction for a year of hours of ten groups (1.4
-// million rows, PostgreSQL 15 on the machine of BENCHMARKS.md). Each step may run again after a crash.
+// million rows, PostgreSQL 15 on a 2-core machine). Each step may run again after a crash.
 export const config = { transaction: false };
 
 export async function up(knex: Knex): Promise<void> {

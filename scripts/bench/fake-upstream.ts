@@ -1,6 +1,5 @@
 /**
- * A tiny SMS provider speaking Dispatch's `http` protocol (operator-contract.md, "Upstream
- * providers"), run as its own process by the bench: it accepts every submit at once and posts a
+ * A tiny SMS provider speaking Dispatch's `http` protocol (docs/providers.md), run as its own process by the bench: it accepts every submit at once and posts a
  * `delivered` report to the message's `dlr_url` shortly after, as a real provider would. It
  * counts submits per message id, so the bench can tell whether any message was sent twice.
  * `GET /stats` answers the counts. Listens on 127.0.0.1:$PORT.

@@ -47,7 +47,7 @@ export async function startDatabase(serverUrl: string | undefined): Promise<Benc
  * Brings a fresh cluster's WAL to where a running one is. A cluster past its first checkpoints
  * renames the segments it no longer needs into the next ones; a fresh one has none to rename,
  * so every 16 MB of WAL the load writes waits for a new file to be zero-filled and flushed,
- * holding the commits behind it (BENCHMARKS.md, "Target 2's tail, second by second"). Switching
+ * holding the commits behind it. Switching
  * through `segments` segments and then checkpointing leaves them recycled ahead of the load.
  */
 async function recycleWalSegments(url: string, segments: number): Promise<void> {

@@ -17,7 +17,7 @@ export function requestHead(method: string, url: URL, headers: Record<string, st
 /**
  * One keep-alive HTTP/1.1 connection carrying one request at a time, each written as bytes and its
  * answer read by the status line and Content-Length alone: enough for Dispatch's JSON answers, at
- * about 0.6 of node:http's CPU a request (BENCHMARKS.md, "A leaner open loop").
+ * about 0.6 of node:http's CPU a request.
  */
 class RawConnection {
   readonly #socket: net.Socket;

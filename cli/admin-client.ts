@@ -2,7 +2,7 @@
 // the SDK, so this is a small fetch client over the generated types; failures become the SDK's
 // DispatchError subclasses, built from the same error envelope, so the CLI treats both alike.
 // No retries: admin writes carry no idempotency key.
-import type { components, operations } from '../handlers/generated/openapi.ts';
+import type { components, operations } from '../sdk/generated/openapi.ts';
 import { ApiError, DispatchConnectionError, errorFromResponse } from '../sdk/errors.ts';
 
 type Schemas = components['schemas'];

@@ -4,7 +4,7 @@
 // one seen, so an event is never yielded twice, and events created in the same millisecond, or
 // committed a little after newer ones (created_at is the inserting transaction's start), are not
 // missed. Pages shifting while they are read only make an event come twice, which the ids absorb.
-import type { components } from '../handlers/generated/openapi.ts';
+import type { components } from '../sdk/generated/openapi.ts';
 import type { Page } from '../sdk/index.ts';
 
 export type Event = components['schemas']['Event'];

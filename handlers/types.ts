@@ -4,7 +4,7 @@ import type { ApiKeyRow } from '../db/api-keys.ts';
 import type { JobQueue } from '../db/queues.ts';
 import type { InboundLog } from '../domain/inbound.ts';
 import type { SendGroupCommit } from '../domain/send-group-commit.ts';
-import type { components, operations } from './generated/openapi.ts';
+import type { components, operations } from '../sdk/generated/openapi.ts';
 
 export type OperationId = keyof operations;
 export type Schemas = components['schemas'];

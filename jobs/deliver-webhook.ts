@@ -6,7 +6,7 @@ import { QUEUES } from '../db/queues.ts';
 import { abandonDelivery, findDelivery } from '../db/webhooks.ts';
 import { DELIVERY_TURNS, LANE_PRIORITY, laneOf, laneOfJob, type DeliveryLane } from '../domain/delivery-lanes.ts';
 import { moveToLane, recordWebhookAttempt, type DeliveryRules } from '../domain/webhook-deliveries.ts';
-import { signPayload, SIGNATURE_HEADER } from '../domain/webhook-signature.ts';
+import { signPayload, SIGNATURE_HEADER } from '../sdk/webhook-signature.ts';
 import type { DispatchOptions, JobDispatchers } from './job-dispatcher.ts';
 import { postWebhook, type WebhookPostResult } from './webhook-post.ts';
 

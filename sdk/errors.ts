@@ -1,7 +1,7 @@
 // Errors the SDK throws. Every answer that is not a success becomes a DispatchError carrying the
 // error envelope's `type`, `code`, `message`, `param` and `details`; the subclass follows `type`,
 // so `catch (e) { if (e instanceof RateLimitError) ... }` and `switch (e.code)` both work.
-import type { components } from '../handlers/generated/openapi.ts';
+import type { components } from './generated/openapi.ts';
 
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 export type ErrorType = components['schemas']['ErrorBody']['type'];

@@ -1,9 +1,9 @@
 // The Dispatch SDK: openapi-fetch over the types openapi-typescript generates from openapi.yaml
-// (handlers/generated/openapi.ts), plus a thin layer: the bearer key, typed errors, retries with
+// (generated/openapi.ts), plus a thin layer: the bearer key, typed errors, retries with
 // backoff, an Idempotency-Key on every send, and iteration over every page of a list. Request and
 // response types all come from the generated `paths`; nothing here restates them.
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { components, operations, paths } from '../handlers/generated/openapi.ts';
+import type { components, operations, paths } from './generated/openapi.ts';
 import { ApiError, DispatchConnectionError, DispatchError, errorFromResponse, RateLimitError } from './errors.ts';
 
 export * from './errors.ts';

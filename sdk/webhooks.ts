@@ -1,13 +1,13 @@
-// Verification of webhook deliveries on the receiving side. The signature check itself is the
-// service's own (domain/webhook-signature.ts), so the SDK and the sender cannot drift apart.
-import type { components } from '../handlers/generated/openapi.ts';
+// Verification of webhook deliveries on the receiving side. The signature scheme
+// (webhook-signature.ts) is also the one the service signs with, so the two cannot drift apart.
+import type { components } from './generated/openapi.ts';
 import {
   DEFAULT_TOLERANCE_SECONDS,
   SIGNATURE_HEADER,
   verifySignature,
   WebhookVerificationError,
   type WebhookVerificationErrorCode,
-} from '../domain/webhook-signature.ts';
+} from './webhook-signature.ts';
 
 export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, WebhookVerificationError };
 export type { WebhookVerificationErrorCode };

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { freePort } from '../../app/free-port.ts';
-import { signPayload } from '../../domain/webhook-signature.ts';
+import { signPayload } from '../../sdk/webhook-signature.ts';
 import { eventually } from '../support/fixtures.ts';
 
 const SECRET = 'whsec_exampleexampleexampleexampleexample1234';

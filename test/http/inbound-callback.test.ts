@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { verifySignature } from '../../domain/webhook-signature.ts';
+import { verifySignature } from '../../sdk/webhook-signature.ts';
 import { call } from '../support/client.ts';
 import { harness } from '../support/harness.ts';
 import { inboundTenant, randomHandset, type InboundTenant } from '../support/inbound.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { verifySignature } from '../../domain/webhook-signature.ts';
+import { verifySignature } from '../../sdk/webhook-signature.ts';
 import { call, expectError } from '../support/client.ts';
 import { addRoute, createTenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';

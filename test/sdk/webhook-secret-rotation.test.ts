@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { signPayload } from '../../domain/webhook-signature.ts';
+import { signPayload } from '../../sdk/webhook-signature.ts';
 import { verifyWebhook, WebhookVerificationError } from '../../sdk/index.ts';
 
 // During a secret's rotation Dispatch signs each delivery with the new and the old secret

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { signPayload } from '../../domain/webhook-signature.ts';
+import { signPayload } from '../../sdk/webhook-signature.ts';
 import { isKnownEvent, verifyWebhook, WebhookVerificationError, type Event, type KnownEvent } from '../../sdk/index.ts';
 
 const SECRET = 'whsec_test_0123456789abcdefghijklmnopqrstuv';

@@ -5,7 +5,7 @@ import {
   WebhookVerificationError,
   signPayload,
   verifySignature,
-} from '../../domain/webhook-signature.ts';
+} from '../../sdk/webhook-signature.ts';
 
 const SECRET = 'whsec_test';
 const T = 1_700_000_000;

@@ -117,3 +117,9 @@ export async function listLedger(db: Knex, accountId: string, filter: LedgerFilt
   if (filter.createdBefore) query.andWhere('created_at', '<', filter.createdBefore);
   return fetchPage<LedgerEntryRow>(db, query, page);
 }
+
+/** What the ledger gave back for a message: the sum of its refunds. */
+export async function refundedFor(db: Knex, messageId: string): Promise<string> {
+  const row = await db('ledger_entries').where({ message_id: messageId, kind: 'refund' }).first(db.raw('coalesce(sum(amount), 0)::numeric(14,4)::text AS total'));
+  return (row as { total: string }).total;
+}

@@ -220,6 +220,21 @@ export async function findMessagesToSubmit(db: Knex, ids: string[]): Promise<Mes
   return rows;
 }
 
+/**
+ * The message, locked, if it failed with an unknown outcome on this route: submitted there, no
+ * answer recorded, refunded. A delivery report from that route may still prove it delivered.
+ */
+export async function findTimedOutMessage(trx: Knex.Transaction, routeId: number, messageId: string): Promise<MessageRow | undefined> {
+  const { rows } = await trx.raw(
+    `SELECT m.* FROM messages m
+     WHERE m.id = ? AND m.status = 'failed' AND m.error->>'code' = 'provider_timeout'
+       AND EXISTS (SELECT 1 FROM message_attempts a WHERE a.message_id = m.id AND a.route_id = ? AND a.outcome = 'unknown')
+     FOR UPDATE OF m`,
+    [messageId, routeId],
+  );
+  return rows[0];
+}
+
 /** Sets the charge of a message whose balance change was recorded beside it. */
 export async function setMessageCost(db: Knex, id: string, cost: string): Promise<void> {
   await db('messages').where({ id }).update({ cost });

@@ -1,15 +1,15 @@
 import type { Knex } from 'knex';
 import { sideBySide } from '../db/batching.ts';
 import { keepEarlyReports, lockProviderMessagesThen, takeEarlyReports, takeEarlyReportsOf } from '../db/early-reports.ts';
-import { applyBalanceChange } from '../db/ledger.ts';
+import { applyBalanceChange, refundedFor } from '../db/ledger.ts';
 import { settleSubmission, type SubmissionResult } from '../db/message-attempts.ts';
 import { anyPartAmong, findPart, insertParts, markPart, type PartRow } from '../db/message-parts.ts';
-import { findMessageById, messagesByIdsLocked, setMessageCost, messagesByProviderIdsLocked, type MessageByUpstreamId, type MessageRow } from '../db/messages.ts';
+import { findMessageById, findTimedOutMessage, messagesByIdsLocked, setMessageCost, messagesByProviderIdsLocked, type MessageByUpstreamId, type MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import type { RouteRow } from '../db/routes.ts';
 import type { DeliveryReport } from '../providers/types.ts';
 import { moveBalance } from './ledger.ts';
-import { moveMessage, moveMessagesOnReports, moveMessagesToSent } from './message-states.ts';
+import { moveLateDelivered, moveMessage, moveMessagesOnReports, moveMessagesToSent } from './message-states.ts';
 import { compare, fromUnits, negate, toUnits } from './money.ts';
 
 type MessageError = NonNullable<MessageRow['error']>;
@@ -214,10 +214,19 @@ async function recordRound(trx: Knex.Transaction, jobs: JobQueue, reports: Route
     }
   }
   const found = upstreamIds.map((id) => wholes.get(upstreamKey(id)));
+  // A report that proves delivered a message whose submit answer never came (it failed with
+  // provider_timeout) names it by Dispatch's id: echoed as message_id, or as the provider's own id.
+  const late = new Map<number, MessageRow>();
+  for (const [index, { routeId, report }] of reports.entries()) {
+    if (found[index] || parts.has(upstreamKey(upstreamIds[index])) || report.status !== 'delivered') continue;
+    const message = await findTimedOutMessage(trx, routeId, report.messageId ?? report.providerMessageId);
+    if (message) late.set(index, message);
+  }
+  const keep = (index: number) => !found[index] && !parts.has(upstreamKey(upstreamIds[index])) && !late.has(index);
   // Side by side: reports kept for later and messages moved concern different upstream ids. A
   // report for a message already final (a repeat, or a late one) changes nothing.
   const [, moved] = await sideBySide([
-    keepEarlyReports(trx, reports.flatMap(({ routeId, report }, index) => (found[index] || parts.has(upstreamKey(upstreamIds[index])) ? [] : [{ routeId, providerMessageId: report.providerMessageId, report }]))),
+    keepEarlyReports(trx, reports.flatMap(({ routeId, report }, index) => (keep(index) ? [{ routeId, providerMessageId: report.providerMessageId, report }] : []))),
     moveMessagesOnReports(
       trx,
       jobs,
@@ -231,10 +240,26 @@ async function recordRound(trx: Knex.Transaction, jobs: JobQueue, reports: Route
   ]);
   const movedById = new Map(moved.map((message) => [message.id, message]));
   const recorded: RecordedReport[] = [];
-  for (const [index, { report }] of reports.entries()) {
+  for (const [index, { routeId, report }] of reports.entries()) {
     const part = parts.get(upstreamKey(upstreamIds[index]));
+    const lateMessage = late.get(index);
     if (part) recorded.push(applied(await applyPartReport(trx, jobs, (await findMessageById(trx, part.message_id, true)) as MessageRow, part, report)));
+    else if (lateMessage) recorded.push(applied(await recordLateDelivery(trx, jobs, lateMessage, routeId, report)));
     else recorded.push(found[index] ? applied(movedById.get(found[index].id)) : { stored: 'kept' });
   }
   return recorded;
+}
+
+/**
+ * The upstream delivered a message that failed when its answer was lost: the customer got the
+ * SMS, and the operator pays the upstream for it. It moves to delivered and is charged again what
+ * was refunded, with a ledger row that says why (when the balance no longer covers it, it is
+ * delivered uncharged). Its message.delivered event follows.
+ */
+async function recordLateDelivery(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, routeId: number, report: DeliveryReport): Promise<MessageRow | undefined> {
+  const refunded = await refundedFor(trx, message.id);
+  const debit = { kind: 'debit' as const, amount: negate(refunded), messageId: message.id, description: `Charged again: the upstream delivered the message to ${message.to} after its answer was lost` };
+  const charged = compare(refunded, '0') > 0 && (await moveBalance(trx, jobs, message.account_id, [debit])) !== null;
+  const { changes } = reportChange(report);
+  return moveLateDelivered(trx, jobs, message.id, { ...changes, error: null, route_id: routeId, provider_message_id: report.providerMessageId, cost: charged ? refunded : message.cost });
 }

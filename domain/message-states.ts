@@ -6,7 +6,9 @@ import { recordEvents } from './events.ts';
 
 /**
  * The message state machine: pending -> sent -> delivered | undelivered, and pending -> failed.
- * Final states never move. Each move is a guarded update, so a lost race changes nothing.
+ * Final states never move, but for one: a message failed with an unknown outcome that its
+ * upstream later reports delivered (moveLateDelivered). Each move is a guarded update, so a lost
+ * race changes nothing.
  */
 const MOVES: Record<Exclude<MessageStatus, 'pending'>, { from: MessageStatus; event: EventType }> = {
   sent: { from: 'pending', event: 'message.sent' },
@@ -23,6 +25,13 @@ export async function moveMessage(trx: Knex.Transaction, jobs: JobQueue, id: str
   const { from, event } = MOVES[to];
   const moved = await moveMessageStatus(trx, id, from, to, changes);
   if (moved) await recordEvents(trx, jobs, [{ message: moved, type: event }]);
+  return moved;
+}
+
+/** A failed message proven delivered by its upstream's report: it moves to delivered, with its event. */
+export async function moveLateDelivered(trx: Knex.Transaction, jobs: JobQueue, id: string, changes: MessageChanges): Promise<MessageRow | undefined> {
+  const moved = await moveMessageStatus(trx, id, 'failed', 'delivered', changes);
+  if (moved) await recordEvents(trx, jobs, [{ message: moved, type: MOVES.delivered.event }]);
   return moved;
 }
 

@@ -307,6 +307,8 @@ export function parseHttpDeliveryReport(body: unknown): DeliveryReport | null {
   if (typeof status !== 'string' || !Object.hasOwn(REPORT_STATUSES, status)) return null;
 
   const report: DeliveryReport = { providerMessageId: id, status: REPORT_STATUSES[status] };
+  const messageId = asText(body.message_id, MAX_CODE_LENGTH);
+  if (messageId !== undefined) report.messageId = messageId;
   if (report.status === 'undelivered') {
     const errorCode = asText(body.error_code, MAX_CODE_LENGTH);
     const errorMessage = asText(body.error_message, MAX_MESSAGE_LENGTH);

@@ -33,6 +33,8 @@ export type SubmitOutcome =
 
 export interface DeliveryReport {
   providerMessageId: string;
+  /** Dispatch's id of the message, when the provider echoes the `message_id` it was sent: it finds a message whose submit answer never came. */
+  messageId?: string;
   status: 'delivered' | 'undelivered';
   /** The provider's own error code and text, kept on an undelivered message. */
   errorCode?: string;

@@ -1945,7 +1945,7 @@ export interface components {
          *     |---|---|---|
          *     | `provider_error` | `provider_rejected` | an upstream provider refused the message (a hard error: no other route is tried); `message` carries the provider's reason when it gave one |
          *     | `provider_error` | `provider_unavailable` | no eligible route took the message within 15 minutes (each refused it retryably: network error before the request was written, 429 or 5xx) |
-         *     | `provider_error` | `provider_timeout` | an upstream may have taken the message without confirming it (timeout, reset or close mid-answer): it was refunded and not submitted again, although the recipient may still receive it |
+         *     | `provider_error` | `provider_timeout` | an upstream may have taken the message without confirming it (timeout, reset or close mid-answer): it was refunded and not submitted again, although the recipient may still receive it; if that upstream then reports it delivered, the message becomes `delivered` and is charged again |
          *     | `provider_error` | `undelivered` | status `undelivered`: the carrier reported that the message could not be delivered (or it expired) |
          *     | `balance_error` | `insufficient_balance` | bulk item: the balance ran out before this recipient |
          *     | `invalid_request_error` | `recipient_blocklisted` | bulk item: the number is blocklisted |

@@ -63,6 +63,35 @@ describe('sending through an HTTP provider', () => {
     expect(attempts[0].error_message).to.match(/200 ms/);
   });
 
+  it('applies a report that proves delivered a message failed with provider_timeout: delivered, charged again with a ledger row, message.delivered', async () => {
+    const tenant = await sendingTenant({ routes: [httpRoute(primary, { timeout_ms: 200 })] });
+    primary.behave({ hang: true });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: `Lost answer ${i}` } })).body.data.id);
+    for (const id of ids) expect((await waitForMessage(tenant, id, (m) => m.status !== 'pending')).error.code).to.equal('provider_timeout');
+    expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('10.0000');
+    const dlrUrl = primary.requests[0].body.dlr_url;
+
+    // Named by the message_id it was sent, by the provider's id when that is Dispatch's, and one reported undelivered.
+    expect((await primary.postReport(dlrUrl, { id: 'up-late-1', message_id: ids[0], status: 'delivered' })).status).to.equal(200);
+    expect((await primary.postReport(dlrUrl, { id: ids[1], status: 'delivered' })).status).to.equal(200);
+    expect((await primary.postReport(dlrUrl, { id: 'up-late-3', message_id: ids[2], status: 'undelivered' })).status).to.equal(200);
+    // A repeat changes nothing more.
+    expect((await primary.postReport(dlrUrl, { id: 'up-late-1', message_id: ids[0], status: 'delivered' })).status).to.equal(200);
+
+    const [first, second, third] = await Promise.all(ids.map(async (id) => (await call('GET', `/messages/${id}`, { auth: tenant.key })).body.data));
+    expect(first).to.include({ status: 'delivered', cost: 0.01, error: null, route_id: tenant.routeIds[0] });
+    expect(first.delivered_at).to.be.a('string');
+    expect(second).to.include({ status: 'delivered', cost: 0.01 });
+    expect(third).to.include({ status: 'failed', cost: 0 });
+    expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('9.9800');
+    const charges = await harness.db('ledger_entries').where({ message_id: ids[0] }).orderBy('id').select('kind', 'amount', 'description');
+    expect(charges.map((entry) => [entry.kind, entry.amount])).to.deep.equal([['debit', '-0.0100'], ['refund', '0.0100'], ['debit', '-0.0100']]);
+    expect(charges[2].description).to.match(/^Charged again: the upstream delivered the message/);
+    const events = await harness.db('events').where('data', '@>', JSON.stringify({ id: ids[0] })).orderBy('created_at').pluck('type');
+    expect(events).to.deep.equal(['message.failed', 'message.delivered']);
+  });
+
   it('fails over after a timeout when the route says failover_on_timeout', async () => {
     const tenant = await sendingTenant({ routes: [httpRoute(primary, { timeout_ms: 200, failover_on_timeout: true }), httpRoute(backup)] });
     primary.behave({ hang: true });

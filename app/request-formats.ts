@@ -1,5 +1,6 @@
-import type { Ajv } from 'ajv';
+import AjvClass, { type Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
+import { ValidationContext } from 'openapi-backend';
 
 // RFC 3339 with a mandatory offset; the seconds stop at 59 (a leap second has no timestamp in PostgreSQL or JavaScript).
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/i;
@@ -21,9 +22,15 @@ export function isStorableDateTime(text: string): boolean {
   return !Number.isNaN(instant.getTime()) && utcYear >= 1 && utcYear <= 9999;
 }
 
-/** The request validator's formats: ajv-formats, with `date-time` narrowed to what can be stored. */
-export function customizeRequestAjv(ajv: Ajv): Ajv {
-  addFormats.default(ajv);
-  ajv.addFormat('date-time', { type: 'string', validate: isStorableDateTime });
-  return ajv;
+/**
+ * The request validator's formats: ajv-formats, with `date-time` narrowed to what can be stored.
+ * Path and query parameters the document gives a default are filled in with it (Ajv's
+ * useDefaults), so that openapi.yaml is the one place a default is written; bodies are not, as a
+ * default filled into a PATCH would change what it leaves alone.
+ */
+export function customizeRequestAjv(ajv: Ajv, options: Options, context: ValidationContext): Ajv {
+  const customized = context === ValidationContext.Params ? new AjvClass.default({ ...options, useDefaults: true }) : ajv;
+  addFormats.default(customized);
+  customized.addFormat('date-time', { type: 'string', validate: isStorableDateTime });
+  return customized;
 }

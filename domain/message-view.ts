@@ -1,28 +1,9 @@
 import type { MessageRow } from '../db/messages.ts';
+import type { components } from '../sdk/generated/openapi.ts';
 import { toAmount } from './money.ts';
 
-/** A message as callers see it, in API answers and in event payloads alike. */
-export interface MessageView {
-  id: string;
-  object: 'message';
-  to: string;
-  from: string;
-  body: string;
-  status: MessageRow['status'];
-  cost: number;
-  currency: string;
-  route_id: number | null;
-  provider_message_id: string | null;
-  attempts: number;
-  error: MessageRow['error'];
-  reference: string | null;
-  segments: number;
-  encoding: MessageRow['encoding'];
-  created_at: string;
-  sent_at: string | null;
-  delivered_at: string | null;
-  failed_at: string | null;
-}
+/** A message as callers see it, in API answers and in event payloads alike: the document's Message schema. */
+export type MessageView = components['schemas']['Message'];
 
 const isoOrNull = (date: Date | null): string | null => (date === null ? null : new Date(date).toISOString());
 

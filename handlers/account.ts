@@ -24,7 +24,7 @@ export const getBalance: CustomerHandler<'getBalance'> = async (_request, { serv
 });
 
 export const getUsage: CustomerHandler<'getUsage'> = async ({ query }, { services, caller }) => {
-  const usage = await usageFor(services.db, caller.account, query.period ?? 'month');
+  const usage = await usageFor(services.db, caller.account, query.period);
   return { status: 200, data: toUsage(usage, caller.account.currency) };
 };
 
@@ -35,8 +35,7 @@ export const updateAccount: CustomerHandler<'updateAccount'> = async ({ body }, 
 };
 
 export const listBalanceTransactions: CustomerHandler<'listBalanceTransactions'> = async ({ query }, { services, caller }) => {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const filter = { kind: query.type, messageId: query.message_id, createdAfter: query.created_after, createdBefore: query.created_before };
   const { rows, total } = await listLedger(services.db, caller.account.id, filter, { page, limit });
   return { status: 200, data: rows.map((row) => toBalanceTransaction(row, caller.account.currency)), pagination: toPagination(page, limit, total) };

@@ -4,8 +4,7 @@ import { toInboundMessage, toPagination } from './representations.ts';
 import type { CustomerHandler } from './types.ts';
 
 export const listInboundMessages: CustomerHandler<'listInboundMessages'> = async ({ query }, { services, caller }) => {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const filter = { from: query.from, to: query.to, createdAfter: query.created_after, createdBefore: query.created_before };
   const { rows, total } = await listInboundMessageRows(services.db, caller.account.id, filter, { page, limit });
   return { status: 200, data: rows.map(toInboundMessage), pagination: toPagination(page, limit, total) };

@@ -36,8 +36,7 @@ export const getMessage: CustomerHandler<'getMessage'> = async ({ params }, { se
 };
 
 export const listMessages: CustomerHandler<'listMessages'> = async ({ query }, { services, caller }) => {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const filter = { status: query.status, to: query.to, createdAfter: query.created_after, createdBefore: query.created_before };
   const { rows, total } = await listMessageRows(services.db, caller.account.id, filter, { page, limit });
   return { status: 200, data: rows.map(toMessage), pagination: toPagination(page, limit, total) };

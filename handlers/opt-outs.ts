@@ -5,8 +5,7 @@ import { deleted, toKeywordSettings, toOptOut, toPagination } from './representa
 import type { CustomerHandler } from './types.ts';
 
 export const listOptOuts: CustomerHandler<'listOptOuts'> = async ({ query }, { services, caller }) => {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const { rows, total } = await listOptOutRows(services.db, caller.account.id, { number: query.number }, { page, limit });
   return { status: 200, data: rows.map(toOptOut), pagination: toPagination(page, limit, total) };
 };

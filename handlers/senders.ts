@@ -5,8 +5,7 @@ import { toPagination, toSender } from './representations.ts';
 import type { CustomerHandler } from './types.ts';
 
 export const listSenders: CustomerHandler<'listSenders'> = async ({ query }, { services, caller }) => {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const { rows, total } = await listSenderRows(services.db, caller.account.id, { status: query.status }, { page, limit });
   return { status: 200, data: rows.map(toSender), pagination: toPagination(page, limit, total) };
 };

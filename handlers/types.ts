@@ -26,10 +26,18 @@ type Parameters<O extends OperationId, In extends string> = operations[O]['param
   ? [P] extends [undefined] ? Record<string, never> : NonNullable<P>
   : Record<string, never>;
 
-/** The validated request, typed from the document (query and path values already coerced). */
+/**
+ * The query parameters openapi.yaml gives a default: request validation fills them in
+ * (app/request-formats.ts), so a handler always has them. A test keeps this list the document's.
+ */
+export const DEFAULTED_QUERY_PARAMETERS = ['page', 'limit', 'period'] as const;
+type Defaulted = (typeof DEFAULTED_QUERY_PARAMETERS)[number];
+type WithDefaults<Q> = Omit<Q, Defaulted & keyof Q> & { [K in Defaulted & keyof Q]-?: NonNullable<Q[K]> };
+
+/** The validated request, typed from the document (query and path values already coerced, defaults filled in). */
 export interface RequestOf<O extends OperationId> {
   params: Parameters<O, 'path'>;
-  query: Parameters<O, 'query'>;
+  query: WithDefaults<Parameters<O, 'query'>>;
   headers: Record<string, string | string[] | undefined>;
   body: operations[O] extends { requestBody: infer B } ? JsonContent<NonNullable<B>> : undefined;
 }

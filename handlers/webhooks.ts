@@ -32,8 +32,7 @@ export const updateWebhookEndpoint: CustomerHandler<'updateWebhookEndpoint'> = a
 
 export const listWebhookAttempts: CustomerHandler<'listWebhookAttempts'> = async ({ params, query }, { services, caller }) => {
   if (!(await findEndpoint(services.db, params.id, caller.account.id))) throw notFound('webhook_endpoint', params.id);
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const { rows, total } = await listAttempts(services.db, params.id, { page, limit }, { eventId: query.event_id, succeeded: query.succeeded });
   return { status: 200, data: rows.map(toWebhookAttempt), pagination: toPagination(page, limit, total) };
 };

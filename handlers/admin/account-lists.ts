@@ -21,8 +21,7 @@ export const adminListAccountApiKeys: AdminHandler<'adminListAccountApiKeys'> = 
 
 export const adminListAccountLedger: AdminHandler<'adminListAccountLedger'> = async ({ params, query }, { services }) => {
   const account = await getAccount(services.db, params.id);
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const { rows, total } = await listLedger(services.db, account.id, {}, { page, limit });
   return { status: 200, data: rows.map((row) => toBalanceTransaction(row, account.currency)), pagination: toPagination(page, limit, total) };
 };

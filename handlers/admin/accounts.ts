@@ -20,8 +20,7 @@ export const adminGetAccount: AdminHandler<'adminGetAccount'> = async ({ params 
 });
 
 export const adminListAccounts: AdminHandler<'adminListAccounts'> = async ({ query }, { services }) => {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const { rows, total } = await listAccounts(services.db, { q: query.q, email: query.email, status: query.status }, { page, limit });
   return { status: 200, data: rows.map(toAccount), pagination: toPagination(page, limit, total) };
 };

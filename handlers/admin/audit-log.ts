@@ -3,8 +3,7 @@ import { toAuditLogEntry, toPagination } from '../representations.ts';
 import type { AdminHandler } from '../types.ts';
 
 export const adminListAuditLog: AdminHandler<'adminListAuditLog'> = async ({ query }, { services }) => {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const filter = {
     action: query.action,
     targetType: query.target_type,

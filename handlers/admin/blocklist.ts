@@ -22,8 +22,7 @@ export const adminDeleteBlocklistEntry: AdminHandler<'adminDeleteBlocklistEntry'
 };
 
 export const adminListBlocklist: AdminHandler<'adminListBlocklist'> = async ({ query }, { services }) => {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const { rows, total } = await listBlocklist(services.db, { number: query.number }, { page, limit });
   return { status: 200, data: rows.map(toBlocklistEntry), pagination: toPagination(page, limit, total) };
 };

@@ -4,8 +4,7 @@ import { toAdminMessage, toMessageStory, toPagination } from '../representations
 import type { AdminHandler } from '../types.ts';
 
 export const adminListMessages: AdminHandler<'adminListMessages'> = async ({ query }, { services }) => {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const filter = {
     status: query.status,
     to: query.to,

@@ -20,8 +20,7 @@ export const adminRejectSender: AdminHandler<'adminRejectSender'> = ({ params },
 export const adminSuspendSender: AdminHandler<'adminSuspendSender'> = ({ params }, { services }) => review(services, params.id, 'suspend');
 
 export const adminListSenders: AdminHandler<'adminListSenders'> = async ({ query }, { services }) => {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const { rows, total } = await listAllSenders(services.db, { status: query.status, senderId: query.sender_id, accountId: query.account_id }, { page, limit });
   return { status: 200, data: rows.map(toAdminSender), pagination: toPagination(page, limit, total) };
 };

@@ -16,8 +16,7 @@ export const adminEnableWebhookEndpoint: AdminHandler<'adminEnableWebhookEndpoin
 
 export const adminListWebhookAttempts: AdminHandler<'adminListWebhookAttempts'> = async ({ params, query }, { services }) => {
   if (!(await findEndpoint(services.db, params.id))) throw notFound('webhook_endpoint', params.id);
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 50;
+  const { page, limit } = query;
   const { rows, total } = await listAttempts(services.db, params.id, { page, limit });
   return { status: 200, data: rows.map(toWebhookAttempt), pagination: toPagination(page, limit, total) };
 };

@@ -4,10 +4,10 @@ import { call, expectError } from '../support/client.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
 import { createTenant, eventually, sendingTenant, storeMessages, waitForMessage, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
-import { reconcileAll, settleEarlierTests } from '../support/reconcile.ts';
+import { quietInstance, reconcileAll } from '../support/reconcile.ts';
 
-const move = (accountId: string, verb: 'suspend' | 'close' | 'reactivate', reason = `ticket ${randomBase62(6)}`) =>
-  call('POST', `/admin/accounts/${accountId}/${verb}`, { auth: 'admin', body: { reason } });
+const move = (accountId: string, verb: 'suspend' | 'close' | 'reactivate', reason = `ticket ${randomBase62(6)}`, baseUrl?: string) =>
+  call('POST', `/admin/accounts/${accountId}/${verb}`, { auth: 'admin', baseUrl, body: { reason } });
 
 /** The key's answer once the change has reached this process's key cache (within a second, by the contract). */
 const accountAnswer = (tenant: Tenant, status: number) =>
@@ -79,10 +79,18 @@ describe('the pending messages of an account that is not active', function () {
   this.timeout(60_000);
   let provider: FakeHttpProvider;
   const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+  let quiet: Awaited<ReturnType<typeof quietInstance>>;
+  const db = () => quiet.dispatch.db;
   const jobOf = async (messageId: string) =>
-    (await harness.db.raw(`SELECT state, retry_count FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb(?::text)`, [messageId])).rows as { state: string; retry_count: number }[];
+    (await db().raw(`SELECT state, retry_count FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb(?::text)`, [messageId])).rows as { state: string; retry_count: number }[];
 
-  before(settleEarlierTests);
+  before(async () => {
+    quiet = await quietInstance();
+  });
+
+  after(async () => {
+    await quiet?.stop();
+  });
 
   beforeEach(async () => {
     provider = await FakeHttpProvider.start();
@@ -93,34 +101,34 @@ describe('the pending messages of an account that is not active', function () {
   });
 
   it('are not submitted while it is suspended, and go out once it is reactivated within the send window', async () => {
-    const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: provider.url } }] });
+    const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: provider.url } }], baseUrl: quiet.dispatch.baseUrl });
     provider.behave({ accept: true, id: 'after-reactivation' });
-    const [id] = await storeMessages(tenant, [{ status: 'pending', cost: '0.0100', created_at: minutesAgo(2) }]);
-    expect((await move(tenant.accountId, 'suspend')).status).to.equal(200);
+    const [id] = await storeMessages(tenant, [{ status: 'pending', cost: '0.0100', created_at: minutesAgo(2) }], db());
+    expect((await move(tenant.accountId, 'suspend', undefined, quiet.dispatch.baseUrl)).status).to.equal(200);
 
-    expect(await reconcileAll()).to.be.at.least(1);
+    expect(await reconcileAll(quiet.dispatch)).to.be.at.least(1);
     // The job has run and answered "later": it waits to retry, and nothing reached the upstream.
     await eventually(() => jobOf(id), (jobs) => jobs.length === 1 && jobs[0].state === 'retry', { what: `the send job of ${id} waiting to retry` });
     expect(provider.requests).to.have.length(0);
-    const stored = await harness.db('messages').where({ id }).first();
+    const stored = await db()('messages').where({ id }).first();
     expect(stored).to.include({ status: 'pending', attempts: 0 });
 
-    expect((await move(tenant.accountId, 'reactivate')).status).to.equal(200);
+    expect((await move(tenant.accountId, 'reactivate', undefined, quiet.dispatch.baseUrl)).status).to.equal(200);
     const sent = await waitForMessage(tenant, id, (message) => message.status !== 'pending', 40_000);
     expect(sent).to.include({ status: 'sent', provider_message_id: 'after-reactivation', attempts: 1 });
     expect(provider.requests).to.have.length(1);
   });
 
   it('fail with provider_unavailable and are refunded, never submitted, once the send window has passed', async () => {
-    const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: provider.url } }] });
-    const [id] = await storeMessages(tenant, [{ status: 'pending', cost: '0.0100', created_at: minutesAgo(16) }]);
-    expect((await move(tenant.accountId, 'close')).status).to.equal(200);
-    await reconcileAll();
-    const failed = await eventually(() => harness.db('messages').where({ id }).first(), (message) => message.status !== 'pending', { what: `message ${id} leaving pending` });
+    const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: provider.url } }], baseUrl: quiet.dispatch.baseUrl });
+    const [id] = await storeMessages(tenant, [{ status: 'pending', cost: '0.0100', created_at: minutesAgo(16) }], db());
+    expect((await move(tenant.accountId, 'close', undefined, quiet.dispatch.baseUrl)).status).to.equal(200);
+    await reconcileAll(quiet.dispatch);
+    const failed = await eventually(() => db()('messages').where({ id }).first(), (message) => message.status !== 'pending', { what: `message ${id} leaving pending` });
     expect(failed).to.include({ status: 'failed', cost: '0.0000' });
     expect(failed.error.code).to.equal('provider_unavailable');
     expect(provider.requests).to.have.length(0);
-    expect(await harness.db('ledger_entries').where({ message_id: id, kind: 'refund' }).pluck('amount')).to.deep.equal(['0.0100']);
+    expect(await db()('ledger_entries').where({ message_id: id, kind: 'refund' }).pluck('amount')).to.deep.equal(['0.0100']);
   });
 });
 

@@ -1,32 +1,24 @@
-import { jobQueueOf, QUEUES } from '../../db/queues.ts';
-import { STRANDED_BATCH } from '../../db/stranded.ts';
+import type { Dispatch } from '../../app/server.ts';
+import { jobQueueOf } from '../../db/queues.ts';
 import { reconcileMessages } from '../../domain/reconciliation.ts';
-import { eventually } from './fixtures.ts';
-import { harness } from './harness.ts';
+import { startInstance } from './harness.ts';
+import { siblingDatabase } from './sibling-database.ts';
 
 /**
- * Reconciles every stranded message of the suite's database, answering how many were given a job.
- * The database holds other tests' old pending messages, and a pass takes at most STRANDED_BATCH of
- * them, oldest first: passes are repeated until one takes fewer, so that a test's own message is in.
+ * A Dispatch of a suite's own, on a database of its own: what its reconciler finds and the send
+ * jobs it hands out are the suite's alone, whatever earlier tests left in the run's database.
  */
-export async function reconcileAll(): Promise<number> {
-  let total = 0;
-  for (let taken = STRANDED_BATCH; taken === STRANDED_BATCH; total += taken) taken = await reconcileMessages(harness.db, jobQueueOf(harness.dispatch.boss));
-  return total;
+export async function quietInstance(): Promise<{ dispatch: Dispatch; stop: () => Promise<void> }> {
+  const database = await siblingDatabase();
+  const dispatch = await startInstance(database.url);
+  return {
+    dispatch,
+    stop: async () => {
+      await dispatch.stop();
+      await database.drop();
+    },
+  };
 }
 
-const dueSendJobs = async () =>
-  Number((await harness.db('pgboss.job').where({ name: QUEUES.sendMessage.name, state: 'created' }).where('start_after', '<=', harness.db.fn.now()).count({ n: '*' }))[0].n);
-
-/**
- * A suite's `before` hook: reconciles what earlier tests left pending (about 400 messages midway
- * through a full run) and waits until every send job that this hands out has run once. A test's
- * own reconciliation then waits for its own message alone: its job is written last and would
- * otherwise run after all of theirs, which took 3 s in one full run and more than 10 s in a slower
- * hour. The deadline only bounds a failing run.
- */
-export async function settleEarlierTests(this: Mocha.Context): Promise<void> {
-  this.timeout(150_000);
-  await reconcileAll();
-  await eventually(dueSendJobs, (due) => due === 0, { timeoutMs: 120_000, what: "the send jobs given to earlier tests' stranded messages to run" });
-}
+/** Reconciles every stranded message of the instance's database; answers how many were given a job. */
+export const reconcileAll = (dispatch: Dispatch): Promise<number> => reconcileMessages(dispatch.db, jobQueueOf(dispatch.boss));

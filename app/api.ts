@@ -10,7 +10,7 @@ import { errorBody, successBody } from './envelope.ts';
 import { docsRouter } from './docs.ts';
 import { fromValidationErrors, toApiError } from './error-response.ts';
 import { customizeRequestAjv } from './request-formats.ts';
-import { fastRequestParse } from './request-parse.ts';
+import { fastRouting } from './openapi-backend-internals.ts';
 import { nonCanonicalInteger, refuseUnholdableText } from './request-guard.ts';
 import { redactPath } from './log-redaction.ts';
 import type { Logger } from './logger.ts';
@@ -132,11 +132,7 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
   await api.loadDocument();
   api.validateDefinition();
   api.validator.preCompileRequestValidators();
-  // openapi-backend flattens the whole document again on every call, and routing calls it twice
-  // per request; the document does not change once loaded.
-  const operations = api.router.getOperations();
-  api.router.getOperations = () => operations;
-  api.router.parseRequest = fastRequestParse(api.router);
+  fastRouting(api);
   const missing = api.getOperations().map((operation) => operation.operationId as string).filter((id) => !(id in handlers));
   if (missing.length > 0) throw new Error(`openapi.yaml has operations without a handler: ${missing.join(', ')}`);
   return api;

@@ -2,13 +2,8 @@ import type { Knex } from 'knex';
 import client from 'prom-client';
 import type { LedgerKind } from '../db/ledger.ts';
 import { MESSAGE_STATUSES } from '../db/messages.ts';
-import {
-  ledgerTotalsByKindAndCurrency,
-  queueDepths,
-  recentMessagesByStatusAndRoute,
-  routeNames,
-  webhookEndpointsByState,
-} from '../db/operations-stats.ts';
+import { ledgerTotalsByKindAndCurrency, recentMessagesByStatusAndRoute, routeNames, webhookEndpointsByState } from '../db/operations-stats.ts';
+import { queueDepths } from '../db/pg-boss-internals.ts';
 import { QUEUES } from '../db/queues.ts';
 import { WEBHOOK_ATTEMPT_REASONS, type WebhookAttemptReason } from '../jobs/webhook-post.ts';
 import type { DeliveryReport, SubmitOutcome } from '../providers/types.ts';

@@ -32,18 +32,3 @@ export async function webhookEndpointsByState(db: Knex): Promise<{ state: 'activ
     .select(db.raw(`CASE WHEN is_active THEN 'active' ELSE 'disabled' END AS state`), db.raw('count(*)::int AS count'));
 }
 
-/**
- * Jobs waiting or running per queue, and in seconds how long the oldest of them has waited since
- * it became due (created, retry) or run since it started (active). A job scheduled for later
- * (a webhook retry hours away) is counted but is not late: its wait starts when it is due.
- */
-export async function queueDepths(db: Knex, queues: string[]): Promise<{ name: string; state: string; count: number; oldest_seconds: number }[]> {
-  const result = await db.raw(
-    `SELECT name, state, count(*)::int AS count,
-       coalesce(extract(epoch FROM now() - min(CASE WHEN state = 'active' THEN coalesce(started_on, created_on) ELSE start_after END)
-         FILTER (WHERE state = 'active' OR start_after <= now())), 0)::float AS oldest_seconds
-     FROM pgboss.job WHERE name = ANY(?) AND state IN ('created', 'retry', 'active') GROUP BY name, state`,
-    [queues],
-  );
-  return result.rows;
-}

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { PgBoss, type JobOptions, type QueueOptions } from 'pg-boss';
-import { runPrepared, sideBySide, statementName } from './batching.ts';
+import { sideBySide } from './batching.ts';
+import { inTransaction, prepareStatements } from './pg-boss-internals.ts';
 
 /** Every background queue, with its options, in one table. */
 export const QUEUES = {
@@ -44,38 +45,6 @@ export const JOBS_CHANNEL = 'dispatch_jobs';
 const announce = (trx: Knex.Transaction, queue: QueueKey) => trx.raw('SELECT pg_notify(?, ?)', [JOBS_CHANNEL, QUEUES[queue].name]);
 const dueNow = (options?: PerJobOptions) => !(options?.startAfter instanceof Date) || options.startAfter <= new Date();
 
-const MAX_PREPARED = 200;
-const preparedNames = new Map<string, string>();
-
-/**
- * pg-boss plans its fetch, insert and completion anew on every call, 0.3 to 0.6 ms each: a tenth
- * of PostgreSQL's CPU while sends arrive (pg_stat_statements with track_planning). Its texts differ only by queue and batch size, so each text with
- * parameters becomes a prepared statement on the connections that run it. A text without
- * parameters may hold several commands (its migrations), which cannot be prepared. The fetch's
- * text names its batch size, so a process prepares a few dozen texts (63 across the jobs and
- * message tests); past MAX_PREPARED, statements run unnamed, so that a text carrying changing
- * values could not fill the server's memory. pg-boss changes its tables only when
- * a new version of it starts; processes of the old version must restart then, as a prepared
- * statement returning whole job rows refuses a changed row.
- */
-function asStatement(text: string, values: unknown[] | undefined): { name?: string; text: string; values?: unknown[] } {
-  if (!values?.length) return { text, values };
-  if (!preparedNames.has(text) && preparedNames.size < MAX_PREPARED) preparedNames.set(text, statementName('pgboss', text));
-  return { name: preparedNames.get(text), text, values };
-}
-
-/** pg-boss's statements in the caller's transaction, prepared. */
-const inTransaction = (trx: Knex.Transaction) => ({
-  executeSql: async (text: string, values?: unknown[]) => ({ rows: await runPrepared(trx, asStatement(text, values)) }),
-});
-
-/** pg-boss's own pool runs its statements prepared too. */
-function prepareStatements(boss: PgBoss): void {
-  const db = boss.getDb() as { pool?: { query: (statement: object) => Promise<unknown> }; executeSql: (text: string, values?: unknown[]) => Promise<unknown> };
-  const unprepared = db.executeSql.bind(db);
-  db.executeSql = (text, values) => (db.pool ? db.pool.query(asStatement(text, values)) : unprepared(text, values));
-}
-
 export const jobQueueOf = (boss: PgBoss, defaults: JobDefaults = {}): JobQueue => ({
   async enqueue(trx, queue, data, options) {
     await boss.send(QUEUES[queue].name, data, { db: inTransaction(trx), ...defaults[queue], ...options });
@@ -105,28 +74,4 @@ export async function startQueues(databaseUrl: string, onError: (error: Error) =
     else await boss.createQueue(name, options);
   }
   return boss;
-}
-
-/**
- * A SELECT of the values, as text, that the jobs of `queue` still waiting, retrying or running
- * carry in `fields` of their data, each field holding one value or an array of them. A scan over
- * many rows takes its set difference with this (`EXCEPT`), which PostgreSQL computes once, by
- * hashing or sorting, whatever its statistics say. Asked row by row, as a scan planned on
- * statistics that predate a backlog would, the search grows with the backlog squared (32,000
- * messages with their live jobs: 50 s a pass, and 102 s with the statistics of an empty queue,
- * against 0.1 s).
- */
-export function liveJobValues(queue: QueueKey, fields: string[]): string {
-  // In lax mode `[*]` also reads a lone value as an array of one.
-  const carried = fields.map((field) => `jsonb_path_query_array(j.data, '$.${field}[*]')`).join(' || ');
-  return `SELECT carried.value FROM pgboss.job j, jsonb_array_elements_text(${carried}) AS carried (value)
-    WHERE j.name = '${QUEUES[queue].name}' AND j.state IN ('created', 'retry', 'active')`;
-}
-
-/**
- * A SQL condition true when no live job of `queue` carries `column`'s value (see liveJobValues):
- * the row it concerns will not be moved by any job. For one row; a scan takes a set difference.
- */
-export function noLiveJob(queue: QueueKey, fields: string[], column: string): string {
-  return `NOT EXISTS (SELECT 1 FROM (${liveJobValues(queue, fields)}) AS live WHERE live.value = (${column})::text)`;
 }

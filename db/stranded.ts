@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { liveJobValues } from './queues.ts';
+import { liveJobValues } from './pg-boss-internals.ts';
+import { QUEUES } from './queues.ts';
 import { SEND_JOB_FIELDS } from './send-groups.ts';
 
 /** Stranded messages one reconciliation pass takes at most, oldest first. */
@@ -13,7 +14,7 @@ export const STRANDED_BATCH = 1000;
 export async function strandedMessageIds(db: Knex, before: Date, limit = STRANDED_BATCH): Promise<string[]> {
   const { rows } = await db.raw(
     `SELECT m.id FROM messages m
-     JOIN (SELECT id FROM messages WHERE status = 'pending' AND created_at < ? EXCEPT ${liveJobValues('sendMessage', [...SEND_JOB_FIELDS])}) AS stranded ON stranded.id = m.id
+     JOIN (SELECT id FROM messages WHERE status = 'pending' AND created_at < ? EXCEPT ${liveJobValues(QUEUES.sendMessage.name, [...SEND_JOB_FIELDS])}) AS stranded ON stranded.id = m.id
      ORDER BY m.created_at LIMIT ?`,
     [before, limit],
   );

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
-import { liveJobValues, noLiveJob } from './queues.ts';
+import { liveJobValues, noLiveJob } from './pg-boss-internals.ts';
+import { QUEUES } from './queues.ts';
 
 export interface EndpointRow {
   id: string;
@@ -133,7 +134,7 @@ export async function strandedDeliveryIds(db: Knex, before: Date, limit = 1000):
   // A set difference computed once, as liveJobValues says a scan must.
   const { rows } = await db.raw(
     `SELECT id::bigint AS id FROM (SELECT id::text FROM webhook_deliveries WHERE status = 'pending' AND created_at < ?
-       EXCEPT ${liveJobValues('deliverWebhook', ['delivery_id'])}) AS stranded ORDER BY 1 LIMIT ?`,
+       EXCEPT ${liveJobValues(QUEUES.deliverWebhook.name, ['delivery_id'])}) AS stranded ORDER BY 1 LIMIT ?`,
     [before, limit],
   );
   return rows.map((row: { id: number }) => row.id);
@@ -141,7 +142,7 @@ export async function strandedDeliveryIds(db: Knex, before: Date, limit = 1000):
 
 /** Read after locking the delivery's row, so that a job committed meanwhile by its holder is seen. */
 export async function isStranded(db: Knex, id: number): Promise<boolean> {
-  const row = await db('webhook_deliveries as d').where({ 'd.id': id, 'd.status': 'pending' }).andWhereRaw(noLiveJob('deliverWebhook', ['delivery_id'], 'd.id')).first('d.id');
+  const row = await db('webhook_deliveries as d').where({ 'd.id': id, 'd.status': 'pending' }).andWhereRaw(noLiveJob(QUEUES.deliverWebhook.name, ['delivery_id'], 'd.id')).first('d.id');
   return row !== undefined;
 }
 

@@ -1,6 +1,6 @@
 import type { GroupConcurrencyConfig } from 'pg-boss';
 import type { PerJobOptions } from '../db/queues.ts';
-import type { TurnOptions } from '../db/fair-fetch.ts';
+import type { TurnOptions } from '../db/pg-boss-internals.ts';
 import type { EndpointRow } from '../db/webhooks.ts';
 
 /**
@@ -23,7 +23,7 @@ export const LANE_PRIORITY: Record<DeliveryLane, number> = { prompt: 1, new: 0, 
 
 /**
  * Attempts in flight to one endpoint, by lane. The workers take turns by endpoint and then by
- * account (db/fair-fetch.ts), so one account's many endpoints never keep another's waiting.
+ * account (fetchInTurn, db/pg-boss-internals.ts), so one account's many endpoints never keep another's waiting.
  */
 const ENDPOINT_CONCURRENCY: GroupConcurrencyConfig = { default: 4, tiers: { new: 1, probation: 1 } };
 

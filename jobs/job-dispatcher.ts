@@ -1,6 +1,6 @@
 import type { FetchOptions, JobWithMetadata, PgBoss } from 'pg-boss';
 import { Batcher } from '../db/batching.ts';
-import { fetchInTurn, type TurnOptions } from '../db/fair-fetch.ts';
+import { fetchInTurn, type TurnOptions } from '../db/pg-boss-internals.ts';
 import { JOBS_CHANNEL } from '../db/queues.ts';
 import { listenFor, type NotificationListener } from '../db/notifications.ts';
 
@@ -11,7 +11,7 @@ export interface DispatchOptions {
   pollMs: number;
   /** pg-boss's own fetch: oldest due job first, each group capped. */
   fetch?: Pick<FetchOptions, 'groupConcurrency' | 'minPriority' | 'maxPriority'>;
-  /** Instead, groups and then owners take turns (db/fair-fetch.ts). */
+  /** Instead, groups and then owners take turns (fetchInTurn). */
   turns?: TurnOptions;
 }
 
@@ -21,7 +21,9 @@ export type JobHandler<Data> = (job: JobWithMetadata<Data>) => Promise<void>;
  * Runs the jobs of one queue in this process, up to `concurrency` at once, each on its own: one
  * loop claims as many jobs as there are free slots and starts each at once, so that no job waits
  * for a slower one fetched with it, and an announced job costs one fetch, not one per idle worker
- * (pg-boss's own workers each fetch on every announcement: 32 of them made 32 fetches per job).
+ * (pg-boss's own workers each fetch on every announcement: 32 of them made 32 fetches per job),
+ * and a queue may fetch in turns (fetchInTurn), which pg-boss's `work()` cannot. It uses pg-boss's
+ * public fetch, complete, fail and touch.
  * A job whose handler throws fails and is retried by its queue's rules; while it runs, its
  * heartbeat is kept, so the job of a process that died runs again within its heartbeat.
  */

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { PgBoss } from 'pg-boss';
-import { fetchInTurn, type TurnOptions } from '../../db/fair-fetch.ts';
+import { fetchInTurn, liveJobValues, queueDepths, type TurnOptions } from '../../db/pg-boss-internals.ts';
+import { connect } from '../../db/connection.ts';
 import { startQueues } from '../../db/queues.ts';
 import { siblingDatabase } from '../support/sibling-database.ts';
 
@@ -16,7 +17,7 @@ interface Spec {
   dueAgo?: number;
 }
 
-describe('fetching jobs in turn (db/fair-fetch.ts)', function () {
+describe('fetching jobs in turn (fetchInTurn)', function () {
   this.timeout(60_000);
   let database: { url: string; drop: () => Promise<void> };
   let boss: PgBoss;
@@ -118,5 +119,27 @@ describe('fetching jobs in turn (db/fair-fetch.ts)', function () {
     expect(ours).to.include({ state: 'active', retryCount: 0, groupId: 'g1' });
     await boss.complete(queue, [ours, theirs]);
     expect((await boss.getJobById(queue, ours.id))?.state).to.equal('completed');
+  });
+
+  it("relies on pg-boss's job table, its job_now() and its pool as they are: an upgrade that changes them fails here", async () => {
+    const db = connect(database.url, 1);
+    try {
+      const { rows } = await db.raw(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'pgboss' AND table_name = 'job'`);
+      const columns = rows.map((row: { column_name: string }) => row.column_name);
+      for (const column of ['name', 'state', 'data', 'priority', 'start_after', 'started_on', 'created_on', 'heartbeat_on', 'retry_count', 'group_id', 'group_tier', 'blocked']) {
+        expect(columns, column).to.include(column);
+      }
+      expect((await db.raw('SELECT pgboss.job_now() <= now() + interval \'1 second\' AS ok')).rows[0].ok).to.equal(true);
+      const bossDb = boss.getDb() as { pool?: unknown; executeSql?: unknown };
+      expect(bossDb.pool, "getDb()'s pool").to.be.an('object');
+      expect(bossDb.executeSql, "getDb()'s executeSql").to.be.a('function');
+
+      await add([{ name: 'live', group: 'g1', owner: 'acc_a' }]);
+      const live = await db.raw(liveJobValues(queue, ['name']));
+      expect(live.rows.map((row: { value: string }) => row.value)).to.deep.equal(['live']);
+      expect((await queueDepths(db, [queue])).map(({ name, state, count }) => [name, state, count])).to.deep.equal([[queue, 'created', 1]]);
+    } finally {
+      await db.destroy();
+    }
   });
 });

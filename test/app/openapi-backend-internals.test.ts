@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { OpenAPIBackend, type Operation, type Request as BackendRequest } from 'openapi-backend';
 import { DEFINITION_PATH } from '../../app/api.ts';
-import { fastRequestParse } from '../../app/request-parse.ts';
+import { fastRequestParse, fastRouting } from '../../app/openapi-backend-internals.ts';
 
 /** A path for the operation's template as Express hands it over under /api/v1, each parameter given a value that needs decoding. */
 const pathFor = (operation: Operation) => `${operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => `${name}%20x%2Fy`)}`;
@@ -50,5 +50,17 @@ describe('the fast request parse', () => {
     (parsed.query as Record<string, unknown>).limit = 5;
     (parsed.query as Record<string, string[]>).status.push('sent');
     expect(req.query).to.deep.equal({ status: ['queued'], limit: '5' });
+  });
+
+  it("replaces the router's getOperations and parseRequest, which stay methods a caller may replace, and routes as before", async () => {
+    const routed = new OpenAPIBackend({ definition: DEFINITION_PATH, quick: true, validate: false });
+    await routed.init();
+    const before = routed.router.getOperations().map((operation) => operation.operationId);
+    fastRouting(routed);
+    expect(routed.router.getOperations().map((operation) => operation.operationId)).to.deep.equal(before);
+    expect(routed.router.getOperations()).to.equal(routed.router.getOperations());
+    for (const operation of routed.router.getOperations()) {
+      expect(routed.router.matchOperation({ method: operation.method, path: pathFor(operation), headers: {} })?.operationId, operation.operationId).to.equal(operation.operationId);
+    }
   });
 });

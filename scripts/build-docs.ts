@@ -45,6 +45,9 @@ const REDOCLY_CLI = fileURLToPath(new URL('../node_modules/@redocly/cli/bin/cli.
 /** The Redocly configuration of the public build. JSON is YAML, so it is written as JSON. */
 const PUBLIC_CONFIG = {
   telemetry: 'off',
+  // Redoc shows only the x-codeSamples whose language this list names, in its order: without it,
+  // the TypeScript samples were left out of the page.
+  openapi: { codeSamples: { languages: [{ lang: 'Shell', label: 'curl' }, { lang: 'TypeScript', label: 'TypeScript (fetch)' }] } },
   decorators: {
     'remove-x-internal': 'on',
     'remove-unused-components': 'on',

@@ -211,6 +211,16 @@ describe('/docs in a browser (headless Chromium)', () => {
       .waitForFunction((text) => (document.getElementById('redoc') as { innerText?: string } | null)?.innerText?.includes(text) ?? false, sample, { timeout: 30_000 })
       .then(() => true, () => false);
     expect(shown, `the page shows ${sample}`).to.equal(true);
+    const typescript = `const response = await fetch("${origin}/api/v1/messages/send"`;
+    // The TypeScript sample is the other language of the same panel's language menu: chosen, it shows.
+    const samples = page.locator('.panel-request-samples').first();
+    await samples.getByRole('button', { name: 'curl', exact: true }).click();
+    // The menu opens outside the panel, as a pop-up of the page.
+    await page.getByRole('menuitem', { name: 'TypeScript (fetch)' }).click();
+    const shownTypeScript = await page
+      .waitForFunction((text) => (document.getElementById('redoc') as { innerText?: string } | null)?.innerText?.includes(text) ?? false, typescript, { timeout: 30_000 })
+      .then(() => true, () => false);
+    expect(shownTypeScript, `the page shows ${typescript}`).to.equal(true);
     expect(foreign, 'requests from /docs to other hosts').to.deep.equal([]);
   });
 });

@@ -93,7 +93,10 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
       throw new ApiError(404, 'invalid_request_error', 'not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`);
     },
     methodNotAllowed: (_c: BackendContext, req: Request) => {
-      throw methodNotAllowed(req, METHODS.filter((method) => api.router.matchOperation({ method, path: req.path, headers: {} })));
+      throw methodNotAllowed(
+        req,
+        METHODS.filter((method) => api.router.matchOperation({ method, path: req.path, headers: {} })),
+      );
     },
     unauthorizedHandler: (c: BackendContext) => {
       const failed = Object.values(c.security ?? {}).find((result) => typeof result === 'object' && result !== null && 'error' in result);
@@ -133,7 +136,10 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
   api.validateDefinition();
   api.validator.preCompileRequestValidators();
   fastRouting(api);
-  const missing = api.getOperations().map((operation) => operation.operationId as string).filter((id) => !(id in handlers));
+  const missing = api
+    .getOperations()
+    .map((operation) => operation.operationId as string)
+    .filter((id) => !(id in handlers));
   if (missing.length > 0) throw new Error(`openapi.yaml has operations without a handler: ${missing.join(', ')}`);
   return api;
 }
@@ -165,7 +171,11 @@ async function mountApi(app: express.Express, deps: ApiDependencies): Promise<vo
       return;
     }
     api
-      .handleRequest({ method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body }, req, res)
+      .handleRequest(
+        { method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body },
+        req,
+        res,
+      )
       .catch(next);
   });
 }

@@ -29,12 +29,7 @@ function bearerToken(req: Request): string | undefined {
  * for an inactive account, an address off the allowlist or a missing scope; 429 past the key's
  * rate limit. The rate-limit headers go on every answer to an authenticated request.
  */
-export async function authenticateCustomer(
-  deps: AuthDependencies,
-  req: Request,
-  res: Response,
-  requiredScope: string,
-): Promise<CustomerCaller> {
+export async function authenticateCustomer(deps: AuthDependencies, req: Request, res: Response, requiredScope: string): Promise<CustomerCaller> {
   const token = bearerToken(req);
   if (token === undefined) throw unauthorized('No API key provided. Send it as `Authorization: Bearer ds_live_...`.');
   if (!isWellFormedApiKey(token)) throw unauthorized('Invalid API key provided.');
@@ -49,7 +44,8 @@ export async function authenticateCustomer(
   if (account.status !== 'active') throw forbidden(`This account is ${account.status}.`, 'forbidden', { reason: 'account_inactive' });
   if (key.allowed_ips !== null) {
     const ip = clientIp(req, deps.trustProxy);
-    if (!allowlistOf(key.allowed_ips).check(ip, 'ipv4')) throw forbidden(`Requests from ${ip} are not allowed for this API key.`, 'forbidden', { reason: 'ip_not_allowed' });
+    if (!allowlistOf(key.allowed_ips).check(ip, 'ipv4'))
+      throw forbidden(`Requests from ${ip} are not allowed for this API key.`, 'forbidden', { reason: 'ip_not_allowed' });
   }
   deps.keyUsage.touch(key.id);
   const outcome = await deps.rateLimiter.consume(key.id, key.rate_limit);
@@ -82,7 +78,9 @@ export function authenticateMetrics(metricsToken: string | undefined, req: Reque
   if (metricsToken === undefined) return;
   const token = bearerToken(req);
   if (!token || !hashesEqual(digest(token), digest(metricsToken))) {
-    throw new ApiError(401, 'authentication_error', 'unauthorized', 'GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`.', { headers: { 'WWW-Authenticate': 'Bearer' } });
+    throw new ApiError(401, 'authentication_error', 'unauthorized', 'GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`.', {
+      headers: { 'WWW-Authenticate': 'Bearer' },
+    });
   }
 }
 

@@ -12,7 +12,12 @@ function refusalOf(error: NodeJS.ErrnoException): ApiError {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new ApiError(408, 'invalid_request_error', 'request_timeout', 'The request did not arrive in time.');
     default:
-      return new ApiError(400, 'invalid_request_error', 'invalid_request', 'The request is not valid HTTP/1.1 (for example a Content-Length that does not match the body).');
+      return new ApiError(
+        400,
+        'invalid_request_error',
+        'invalid_request',
+        'The request is not valid HTTP/1.1 (for example a Content-Length that does not match the body).',
+      );
   }
 }
 

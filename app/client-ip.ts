@@ -13,7 +13,10 @@ export function normalizeIp(address: string): string {
 export function clientIp(req: Request, trustProxy: boolean): string {
   const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
   if (typeof forwarded === 'string' && forwarded.trim() !== '') {
-    const hops = forwarded.split(',').map((hop) => hop.trim()).filter(Boolean);
+    const hops = forwarded
+      .split(',')
+      .map((hop) => hop.trim())
+      .filter(Boolean);
     if (hops.length > 0) return normalizeIp(hops[hops.length - 1]);
   }
   return normalizeIp(req.socket.remoteAddress ?? '');

@@ -96,7 +96,8 @@ export function loadConfig(env: Env = process.env): Config {
   // Processes of split roles share one server; an embedded PostgreSQL belongs to one process.
   if (role !== 'all' && databaseUrl === undefined) throw new ConfigError(`DISPATCH_ROLE=${role} needs DATABASE_URL: split roles share one PostgreSQL server`);
   // A worker hands providers the URLs they post reports to: those of the API, which it cannot know.
-  if (role === 'worker' && !env.PUBLIC_URL) throw new ConfigError('DISPATCH_ROLE=worker needs PUBLIC_URL: the API\'s public address, where providers post delivery reports and inbound messages');
+  if (role === 'worker' && !env.PUBLIC_URL)
+    throw new ConfigError("DISPATCH_ROLE=worker needs PUBLIC_URL: the API's public address, where providers post delivery reports and inbound messages");
   return {
     role,
     port,

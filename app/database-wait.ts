@@ -26,7 +26,10 @@ export async function waitForDatabase(databaseUrl: string, timeoutSeconds: numbe
       return true;
     } catch (error) {
       if (Date.now() + delay > deadline) {
-        logger.error({ error: reason(error), attempts: attempt, timeout_seconds: timeoutSeconds }, 'database unreachable: giving up (DATABASE_CONNECT_TIMEOUT_SECONDS)');
+        logger.error(
+          { error: reason(error), attempts: attempt, timeout_seconds: timeoutSeconds },
+          'database unreachable: giving up (DATABASE_CONNECT_TIMEOUT_SECONDS)',
+        );
         return false;
       }
       if (attempt === 1) logger.warn({ error: reason(error), retry_for_seconds: timeoutSeconds }, 'database unreachable: retrying with backoff');

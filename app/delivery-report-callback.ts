@@ -23,7 +23,13 @@ export function deliveryReportCallback(db: Knex, jobs: JobQueue, onRecorded: (ro
       const route = await findRouteByDlrToken(db, String(req.params.token));
       if (!route || route.provider !== 'http') throw new ApiError(404, 'invalid_request_error', 'not_found', 'Unknown delivery-report URL.');
       const report = parseHttpDeliveryReport(req.body);
-      if (!report) throw new ApiError(400, 'invalid_request_error', 'parameter_invalid', 'A delivery report needs an id and a status of delivered, undelivered or failed.');
+      if (!report)
+        throw new ApiError(
+          400,
+          'invalid_request_error',
+          'parameter_invalid',
+          'A delivery report needs an id and a status of delivered, undelivered or failed.',
+        );
       const recorded = await reports.record(route.id, report);
       onRecorded(route.id, report, recorded);
       res.status(200).json(successBody(res.locals.requestId, { received: true, outcome: recorded.stored }));

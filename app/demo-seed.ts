@@ -18,7 +18,12 @@ export async function isEmpty(db: Knex): Promise<boolean> {
 export async function seedDemoTenant(db: Knex): Promise<{ accountId: string; apiKey: string }> {
   return db.transaction(async (trx) => {
     const account = await openAccount(trx, { email: 'demo@dispatch.local', name: 'Demo', currency: 'USD', balance: 10 });
-    const route = await createRoute(trx, { name: 'Simulator', provider: 'simulator', config: { outcome: 'delivered', dlr_delay_ms: 1000 }, price_per_segment: 0.0075 });
+    const route = await createRoute(trx, {
+      name: 'Simulator',
+      provider: 'simulator',
+      config: { outcome: 'delivered', dlr_delay_ms: 1000 },
+      price_per_segment: 0.0075,
+    });
     await assign(trx, account.id, route.id, 0);
     const sender = await registerSender(trx, account.id, { sender_id: 'Dispatch', type: 'alphanumeric' });
     await reviewSender(trx, sender.id, 'approve');

@@ -59,7 +59,9 @@ function describe(error: ErrorObject, param: string, headerNames: string[]): Api
     case 'additionalProperties':
       return unknownParameter(paramName(error.instancePath, String(p.additionalProperty)));
     case 'type': {
-      const names = String(p.type).split(',').map((type) => TYPE_NAMES[type] ?? type);
+      const names = String(p.type)
+        .split(',')
+        .map((type) => TYPE_NAMES[type] ?? type);
       if (schema?.nullable) names.push('null');
       return invalidRequest(param || undefined, `${subject} must be ${names.join(' or ')}.`);
     }

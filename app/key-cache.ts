@@ -116,7 +116,11 @@ export async function startKeyCache(
     {
       onChange: (accountId) => cache.forgetAccount(accountId),
       onReset: () => cache.clear(),
-      onLost: (error) => logger.warn({ err: error }, `lost the connection that hears key and account changes; retrying, and until then a key change takes up to ${ttlMs} ms to reach this process`),
+      onLost: (error) =>
+        logger.warn(
+          { err: error },
+          `lost the connection that hears key and account changes; retrying, and until then a key change takes up to ${ttlMs} ms to reach this process`,
+        ),
     },
     options.retryMs,
   );

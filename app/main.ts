@@ -36,7 +36,9 @@ export async function main(): Promise<void> {
   }
   const dispatch = await startDispatch(config, databaseUrl, logger).catch(async (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EADDRINUSE' && error.code !== 'EACCES') throw error;
-    process.stderr.write(`dispatch: cannot listen on ${config.host}:${config.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied'}; set PORT to another port\n`);
+    process.stderr.write(
+      `dispatch: cannot listen on ${config.host}:${config.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied'}; set PORT to another port\n`,
+    );
     await embedded?.stop();
     process.exit(1);
   });
@@ -59,12 +61,18 @@ export async function main(): Promise<void> {
       ].join('\n') + '\n',
     );
   } else if (embedded) {
-    await writeCredentials(config.dataDir, { ...(await readCredentials(config.dataDir)), base_url: dispatch.baseUrl, admin_token: config.adminToken as string });
+    await writeCredentials(config.dataDir, {
+      ...(await readCredentials(config.dataDir)),
+      base_url: dispatch.baseUrl,
+      admin_token: config.adminToken as string,
+    });
     process.stderr.write(`Dispatch listening on ${dispatch.baseUrl} (credentials in ${config.dataDir}/credentials.json)\n`);
   } else if (config.role === 'worker') {
     process.stderr.write(`Dispatch worker running; probes and metrics on ${new URL(dispatch.baseUrl).origin}\n`);
   } else {
-    process.stderr.write(`Dispatch listening on ${dispatch.baseUrl}${config.role === 'api' ? ' (API only: run a DISPATCH_ROLE=worker process beside it)' : ''}\n`);
+    process.stderr.write(
+      `Dispatch listening on ${dispatch.baseUrl}${config.role === 'api' ? ' (API only: run a DISPATCH_ROLE=worker process beside it)' : ''}\n`,
+    );
   }
   logger.info({ base_url: dispatch.baseUrl, role: config.role, embedded: embedded !== undefined }, 'listening');
 

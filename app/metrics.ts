@@ -85,11 +85,36 @@ export class Metrics {
 
   constructor(db: Knex) {
     this.db = db;
-    const messages = new client.Gauge({ name: 'dispatch_messages_last_24h', help: 'Messages created in the last 24 hours by status and route name (none: not taken by a route).', labelNames: ['status', 'route'], registers: [this.registry] });
-    const depth = new client.Gauge({ name: 'dispatch_queue_jobs', help: 'Jobs waiting or running by queue and state (created, retry, active).', labelNames: ['queue', 'state'], registers: [this.registry] });
-    const age = new client.Gauge({ name: 'dispatch_queue_oldest_job_age_seconds', help: 'By queue and state: seconds the oldest job has waited since it became due (created, retry) or run (active); 0 when there is none.', labelNames: ['queue', 'state'], registers: [this.registry] });
-    const ledger = new client.Gauge({ name: 'dispatch_ledger_amount', help: 'Sum of ledger amounts by kind (credit, debit, refund, adjustment) and account currency.', labelNames: ['kind', 'currency'], registers: [this.registry] });
-    const endpoints = new client.Gauge({ name: 'dispatch_webhook_endpoints', help: 'Webhook endpoints not deleted, by state (active, disabled after repeated failures or by their owner).', labelNames: ['state'], registers: [this.registry] });
+    const messages = new client.Gauge({
+      name: 'dispatch_messages_last_24h',
+      help: 'Messages created in the last 24 hours by status and route name (none: not taken by a route).',
+      labelNames: ['status', 'route'],
+      registers: [this.registry],
+    });
+    const depth = new client.Gauge({
+      name: 'dispatch_queue_jobs',
+      help: 'Jobs waiting or running by queue and state (created, retry, active).',
+      labelNames: ['queue', 'state'],
+      registers: [this.registry],
+    });
+    const age = new client.Gauge({
+      name: 'dispatch_queue_oldest_job_age_seconds',
+      help: 'By queue and state: seconds the oldest job has waited since it became due (created, retry) or run (active); 0 when there is none.',
+      labelNames: ['queue', 'state'],
+      registers: [this.registry],
+    });
+    const ledger = new client.Gauge({
+      name: 'dispatch_ledger_amount',
+      help: 'Sum of ledger amounts by kind (credit, debit, refund, adjustment) and account currency.',
+      labelNames: ['kind', 'currency'],
+      registers: [this.registry],
+    });
+    const endpoints = new client.Gauge({
+      name: 'dispatch_webhook_endpoints',
+      help: 'Webhook endpoints not deleted, by state (active, disabled after repeated failures or by their owner).',
+      labelNames: ['state'],
+      registers: [this.registry],
+    });
     for (const result of ['succeeded', 'failed']) {
       for (const reason of WEBHOOK_ATTEMPT_REASONS) if ((reason === 'ok') === (result === 'succeeded')) this.webhookAttempts.inc({ result, reason }, 0);
     }

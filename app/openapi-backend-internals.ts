@@ -56,7 +56,8 @@ export function fastRequestParse(router: OpenAPIRouter): Parse {
 
 function needsLibrary(operation: Operation): boolean {
   return (operation.parameters ?? []).some(
-    (parameter) => !('$ref' in parameter) && (parameter.in === 'cookie' || (parameter.in === 'query' && (parameter.content !== undefined || parameter.explode === false))),
+    (parameter) =>
+      !('$ref' in parameter) && (parameter.in === 'cookie' || (parameter.in === 'query' && (parameter.content !== undefined || parameter.explode === false))),
   );
 }
 
@@ -66,7 +67,12 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 /** The path's parameters by name, decoded, as the library's `bath` finds them; none when it does not match. */
 function pathParamsOf(template: string): (path: string) => Record<string, string> {
   const names = [...template.matchAll(TEMPLATE_PARAMETER)].map((match) => match[1]);
-  const pattern = new RegExp(`^${template.split(TEMPLATE_PARAMETER).map((part, i) => (i % 2 === 0 ? escapeRegExp(part) : '([^\\/]*)')).join('')}$`);
+  const pattern = new RegExp(
+    `^${template
+      .split(TEMPLATE_PARAMETER)
+      .map((part, i) => (i % 2 === 0 ? escapeRegExp(part) : '([^\\/]*)'))
+      .join('')}$`,
+  );
   return (path) => {
     const match = pattern.exec(path);
     const params: Record<string, string> = {};

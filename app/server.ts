@@ -84,7 +84,9 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
   const metrics = new Metrics(db);
   // A report is stored before it is counted; a figure that cannot be read must not fail it.
   const countReport: CountReport = (routeId, report, recorded) =>
-    void metrics.deliveryReport(routeId, report, recorded.sentToDeliveredSeconds).catch((error: unknown) => logger.warn({ err: error, route_id: routeId }, 'could not count a delivery report'));
+    void metrics
+      .deliveryReport(routeId, report, recorded.sentToDeliveredSeconds)
+      .catch((error: unknown) => logger.warn({ err: error, route_id: routeId }, 'could not count a delivery report'));
   /** The public base of callback URLs: known once the server listens (PORT may be 0). */
   let origin = '';
   const api = config.role === 'worker' ? undefined : await startApi(db, databaseUrl, jobs, config, countReport, () => origin, logger);

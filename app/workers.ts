@@ -75,7 +75,10 @@ export async function startWorkers({ config, databaseUrl, boss, jobs, metrics, o
     onSubmit: (route, messageId, outcome, durationMs) => {
       metrics.submission(route, outcome, durationMs);
       if (outcome.status !== 'accepted') {
-        logger.warn({ route_id: route.id, route: route.name, message_id: messageId, outcome: outcome.status, code: outcome.code, reason: outcome.message }, 'upstream submission failed');
+        logger.warn(
+          { route_id: route.id, route: route.name, message_id: messageId, outcome: outcome.status, code: outcome.code, reason: outcome.message },
+          'upstream submission failed',
+        );
       }
     },
   });
@@ -94,7 +97,16 @@ export async function startWorkers({ config, databaseUrl, boss, jobs, metrics, o
       metrics.webhookAttempt(reason);
       if (!result.ok) {
         logger.warn(
-          { endpoint_id: endpointId, event_id: eventId, delivery_id: deliveryId, attempt, outcome: final ? 'abandoned' : 'will_retry', reason, status_code: result.statusCode, error: result.error },
+          {
+            endpoint_id: endpointId,
+            event_id: eventId,
+            delivery_id: deliveryId,
+            attempt,
+            outcome: final ? 'abandoned' : 'will_retry',
+            reason,
+            status_code: result.statusCode,
+            error: result.error,
+          },
           'webhook attempt failed',
         );
       }

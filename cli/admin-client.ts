@@ -61,7 +61,8 @@ export class AdminClient {
   credit = (id: string, body: CreditRequest) => this.#call<Balance>('POST', `/admin/accounts/${segment(id)}/credit`, body);
   createApiKey = (accountId: string, body: CreateApiKeyRequest) => this.#call<ApiKeyWithSecret>('POST', `/admin/accounts/${segment(accountId)}/api-keys`, body);
   listAccounts = (query: Query<'adminListAccounts'> = {}) => this.#page<Account>(`/admin/accounts${queryString(query)}`);
-  accountStatus = (id: string, action: AccountStatusAction, reason: string) => this.#call<Account>('POST', `/admin/accounts/${segment(id)}/${action}`, { reason });
+  accountStatus = (id: string, action: AccountStatusAction, reason: string) =>
+    this.#call<Account>('POST', `/admin/accounts/${segment(id)}/${action}`, { reason });
   listAuditLog = (query: Query<'adminListAuditLog'> = {}) => this.#page<AuditLogEntry>(`/admin/audit-log${queryString(query)}`);
 
   createRoute = (body: CreateRouteRequest) => this.#call<Route>('POST', '/admin/routes', body);
@@ -70,7 +71,8 @@ export class AdminClient {
   updateRoute = (id: string, body: UpdateRouteRequest) => this.#call<Route>('PATCH', `/admin/routes/${segment(id)}`, body);
   assignRoute = (accountId: string, routeId: string, priority: number) =>
     this.#call<RouteAssignment>('PUT', `/admin/accounts/${segment(accountId)}/routes/${segment(routeId)}`, { priority });
-  unassignRoute = (accountId: string, routeId: string) => this.#call<DeletedResult>('DELETE', `/admin/accounts/${segment(accountId)}/routes/${segment(routeId)}`);
+  unassignRoute = (accountId: string, routeId: string) =>
+    this.#call<DeletedResult>('DELETE', `/admin/accounts/${segment(accountId)}/routes/${segment(routeId)}`);
 
   sender = (id: string, action: SenderAction) => this.#call<Sender>('POST', `/admin/senders/${segment(id)}/${action}`);
   listSenders = (query: Query<'adminListSenders'> = {}) => this.#page<AdminSender>(`/admin/senders${queryString(query)}`);

@@ -83,7 +83,10 @@ export async function sendBulk(recipients: Recipient[], send: SendChunk, onChunk
   const valid: Recipient[] = [];
   for (const recipient of recipients) {
     if (E164.test(recipient.to)) valid.push(recipient);
-    else items.push(notSent(recipient, 'parameter_invalid', recipient.to === '' ? 'Empty recipient.' : `${recipient.to} is not an E.164 number such as +447400123456.`));
+    else
+      items.push(
+        notSent(recipient, 'parameter_invalid', recipient.to === '' ? 'Empty recipient.' : `${recipient.to} is not an E.164 number such as +447400123456.`),
+      );
   }
   let stoppedBy: DispatchError | null = null;
   let requests = 0;
@@ -97,7 +100,10 @@ export async function sendBulk(recipients: Recipient[], send: SendChunk, onChunk
     }
     try {
       requests++;
-      const result = await send(part.map((recipient) => recipient.to), index);
+      const result = await send(
+        part.map((recipient) => recipient.to),
+        index,
+      );
       result.messages.forEach((message, i) => items.push(fromMessage(part[i], message)));
     } catch (error) {
       if (!(error instanceof DispatchError)) throw error;

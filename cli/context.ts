@@ -92,7 +92,10 @@ export function positiveInteger(value: string): number {
 
 /** `a,b, c` -> ['a', 'b', 'c']; an empty string -> []. */
 export function list(value: string): string[] {
-  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 /** A JSON object, inline or from a file as `@path`. */

@@ -46,7 +46,8 @@ export class UnavailableError extends Error {
 export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof UsageError) return EXIT.usage;
   if (error instanceof UnavailableError) return EXIT.unavailable;
-  if (error instanceof DispatchError) return error.status === 0 || error.status >= 500 || error.code === 'unexpected_response' ? EXIT.unavailable : EXIT.refused;
+  if (error instanceof DispatchError)
+    return error.status === 0 || error.status >= 500 || error.code === 'unexpected_response' ? EXIT.unavailable : EXIT.refused;
   return EXIT.refused;
 }
 
@@ -117,7 +118,13 @@ export class Output {
     const code = exitCodeFor(error);
     if (this.json) this.#streams.stderr.write(`${JSON.stringify(errorObject(error))}\n`);
     else this.#streams.stderr.write(`error: ${describeError(error)}\n`);
-    if (!(error instanceof DispatchError) && !(error instanceof UsageError) && !(error instanceof UnavailableError) && process.env.DISPATCH_DEBUG && error instanceof Error) {
+    if (
+      !(error instanceof DispatchError) &&
+      !(error instanceof UsageError) &&
+      !(error instanceof UnavailableError) &&
+      process.env.DISPATCH_DEBUG &&
+      error instanceof Error
+    ) {
       this.#streams.stderr.write(`${error.stack}\n`);
     }
     return code;

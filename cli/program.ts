@@ -36,10 +36,7 @@ function packageVersion(): string {
 
 /** Settings every command of the tree shares; addCommand does not copy them, so they are applied to each. */
 function configure(command: Command): void {
-  command
-    .exitOverride()
-    .showSuggestionAfterError()
-    .configureHelp({ sortSubcommands: false, showGlobalOptions: false });
+  command.exitOverride().showSuggestionAfterError().configureHelp({ sortSubcommands: false, showGlobalOptions: false });
   for (const sub of command.commands) configure(sub);
 }
 
@@ -53,10 +50,23 @@ export function buildProgram(): Command {
   program.commandsGroup('Run Dispatch:');
   program.addCommand(serveCommand()).addCommand(migrateCommand());
   program.commandsGroup('Send (API key):');
-  program.addCommand(sendCommand()).addCommand(bulkCommand()).addCommand(messagesCommand().addCommand(messageStoryCommand())).addCommand(eventsCommand()).addCommand(inboundCommand()).addCommand(optOutsCommand()).addCommand(webhooksCommand());
+  program
+    .addCommand(sendCommand())
+    .addCommand(bulkCommand())
+    .addCommand(messagesCommand().addCommand(messageStoryCommand()))
+    .addCommand(eventsCommand())
+    .addCommand(inboundCommand())
+    .addCommand(optOutsCommand())
+    .addCommand(webhooksCommand());
   program.addCommand(balanceCommand()).addCommand(transactionsCommand()).addCommand(usageCommand()).addCommand(statsCommand());
   program.commandsGroup('Operate (admin token):');
-  program.addCommand(accountsCommand()).addCommand(keysCommand()).addCommand(routesCommand()).addCommand(sendersCommand()).addCommand(blocklistCommand()).addCommand(auditCommand());
+  program
+    .addCommand(accountsCommand())
+    .addCommand(keysCommand())
+    .addCommand(routesCommand())
+    .addCommand(sendersCommand())
+    .addCommand(blocklistCommand())
+    .addCommand(auditCommand());
 
   configure(program);
   return program;

@@ -55,10 +55,12 @@ export function findKeyByHash(db: Knex, keyHash: Buffer): Promise<KeyWithAccount
 }
 
 export async function listKeysForAccount(db: Knex, accountId: string): Promise<ApiKeyRow[]> {
-  return db<ApiKeyRow>('api_keys').where({ account_id: accountId }).orderBy([
-    { column: 'created_at', order: 'desc' },
-    { column: 'id', order: 'desc' },
-  ]);
+  return db<ApiKeyRow>('api_keys')
+    .where({ account_id: accountId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
 }
 
 /** Revokes the key once; a repeat keeps the first revocation time. */

@@ -15,7 +15,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if ((current as Error & { severity?: unknown }).severity === 'FATAL') return true;
     // knex (tarn) gives up waiting for a pooled connection; pg reports a connection that ended under
     // it (knex prefixes a failed query's message with its SQL and ' - ', so the match is not anchored).
-    if (current.name === 'KnexTimeoutError' || /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/.test(message)) return true;
+    if (
+      current.name === 'KnexTimeoutError' ||
+      /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/.test(message)
+    )
+      return true;
     current = (current as Error & { cause?: unknown }).cause;
   }
   return false;

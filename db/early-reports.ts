@@ -23,7 +23,9 @@ export async function lockProviderMessagesThen<Row>(trx: Knex, messages: Upstrea
 
 export async function keepEarlyReports(trx: Knex, reports: { routeId: number; providerMessageId: string; report: object }[]): Promise<void> {
   if (reports.length === 0) return;
-  await trx('early_reports').insert(reports.map(({ routeId, providerMessageId, report }) => ({ route_id: routeId, provider_message_id: providerMessageId, report: JSON.stringify(report) })));
+  await trx('early_reports').insert(
+    reports.map(({ routeId, providerMessageId, report }) => ({ route_id: routeId, provider_message_id: providerMessageId, report: JSON.stringify(report) })),
+  );
 }
 
 /** Removes and answers the reports kept for this upstream message, oldest first. */
@@ -32,7 +34,10 @@ export async function takeEarlyReports(trx: Knex, routeId: number, providerMessa
 }
 
 /** takeEarlyReports for several upstream messages in one statement: the reports of each, oldest first, keyed `<route id>:<provider message id>`. */
-export async function takeEarlyReportsOf(trx: Knex, messages: { routeId: number; providerMessageId: string }[]): Promise<Map<string, Record<string, unknown>[]>> {
+export async function takeEarlyReportsOf(
+  trx: Knex,
+  messages: { routeId: number; providerMessageId: string }[],
+): Promise<Map<string, Record<string, unknown>[]>> {
   const { rows } = await trx.raw(
     `DELETE FROM early_reports e USING unnest(?::integer[], ?::text[]) AS v (route_id, provider_message_id)
      WHERE e.route_id = v.route_id AND e.provider_message_id = v.provider_message_id
@@ -40,7 +45,9 @@ export async function takeEarlyReportsOf(trx: Knex, messages: { routeId: number;
     [messages.map(({ routeId }) => routeId), messages.map(({ providerMessageId }) => providerMessageId)],
   );
   const reports = new Map<string, Record<string, unknown>[]>();
-  for (const row of (rows as { id: string; route_id: number; provider_message_id: string; report: Record<string, unknown> }[]).sort((a, b) => Number(a.id) - Number(b.id))) {
+  for (const row of (rows as { id: string; route_id: number; provider_message_id: string; report: Record<string, unknown> }[]).sort(
+    (a, b) => Number(a.id) - Number(b.id),
+  )) {
     const key = `${row.route_id}:${row.provider_message_id}`;
     reports.set(key, [...(reports.get(key) ?? []), row.report]);
   }
@@ -49,5 +56,9 @@ export async function takeEarlyReportsOf(trx: Knex, messages: { routeId: number;
 
 /** Deletes kept reports older than `days`: their message never got that upstream id (a provider's mistake). */
 export async function purgeEarlyReports(db: Knex, days: number, now = new Date()): Promise<number> {
-  return Number(await db('early_reports').where('created_at', '<', new Date(now.getTime() - days * 86_400_000)).delete());
+  return Number(
+    await db('early_reports')
+      .where('created_at', '<', new Date(now.getTime() - days * 86_400_000))
+      .delete(),
+  );
 }

@@ -4,7 +4,8 @@ import { columnsOf, insertFromJson } from './json-rows.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 import { activeEndpointsJson, endpointsFromJson, type FanOutEndpoint } from './webhooks.ts';
 
-export type EventType = 'message.sent' | 'message.delivered' | 'message.failed' | 'message.received' | 'recipient.opted_out' | 'recipient.opted_in' | 'webhook.test' | 'balance.low';
+export type EventType =
+  'message.sent' | 'message.delivered' | 'message.failed' | 'message.received' | 'recipient.opted_out' | 'recipient.opted_in' | 'webhook.test' | 'balance.low';
 
 export interface EventRow {
   id: string;
@@ -32,7 +33,10 @@ export async function insertEvents(db: Knex, events: Omit<EventRow, 'created_at'
  * them out to: every transaction that records events makes one round trip fewer. The first row
  * alone carries the endpoints.
  */
-export async function insertEventsFindingEndpoints(db: Knex, events: Omit<EventRow, 'created_at'>[]): Promise<{ events: EventRow[]; endpoints: FanOutEndpoint[] }> {
+export async function insertEventsFindingEndpoints(
+  db: Knex,
+  events: Omit<EventRow, 'created_at'>[],
+): Promise<{ events: EventRow[]; endpoints: FanOutEndpoint[] }> {
   if (events.length === 0) return { events: [], endpoints: [] };
   const text = `WITH inserted AS (${insertEventsText(events)})
     SELECT inserted.*, CASE WHEN row_number() OVER () = 1 THEN ${activeEndpointsJson('SELECT account_id FROM inserted')} END AS endpoints FROM inserted`;

@@ -36,7 +36,10 @@ export async function findKeyOutcome(trx: Knex.Transaction, accountId: string, k
 }
 
 /** Stores the key's outcome, replacing an expired one. */
-export async function storeKeyOutcome(trx: Knex.Transaction, row: Pick<IdempotencyRow, 'account_id' | 'key' | 'request_hash' | 'response_status' | 'response_body'>): Promise<void> {
+export async function storeKeyOutcome(
+  trx: Knex.Transaction,
+  row: Pick<IdempotencyRow, 'account_id' | 'key' | 'request_hash' | 'response_status' | 'response_body'>,
+): Promise<void> {
   await trx.raw(
     `INSERT INTO idempotency_keys (account_id, key, request_hash, response_status, response_body) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (account_id, key) DO UPDATE

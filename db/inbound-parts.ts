@@ -55,7 +55,9 @@ export async function partsWaitedOut(trx: Knex.Transaction, group: PartGroup, se
 }
 
 export async function markPartsCompleted(trx: Knex.Transaction, ids: number[]): Promise<void> {
-  await trx('inbound_parts').whereIn('id', ids).update({ completed_at: trx.raw('clock_timestamp()') });
+  await trx('inbound_parts')
+    .whereIn('id', ids)
+    .update({ completed_at: trx.raw('clock_timestamp()') });
 }
 
 /** Groups with a part that has waited longer than `seconds` (by the database's clock), oldest first. */

@@ -35,7 +35,10 @@ export async function addKeySends(db: Knex, apiKeyId: string, windows: SendWindo
 export async function removeKeySends(db: Knex, apiKeyId: string, windows: SendWindow[], count: number): Promise<void> {
   await db('key_send_counts')
     .where({ api_key_id: apiKeyId })
-    .whereIn(['period', 'starts_on'], windows.map((window) => [window.period, window.startsOn]))
+    .whereIn(
+      ['period', 'starts_on'],
+      windows.map((window) => [window.period, window.startsOn]),
+    )
     .decrement('count', count);
 }
 

@@ -60,8 +60,18 @@ const APPLY_BALANCE_CHANGES = `
  * nothing, when the new balance would be negative.
  */
 export async function applyBalanceChanges(trx: Knex, accountId: string, changes: Omit<LedgerChange, 'accountId'>[]): Promise<BalanceAfter | null> {
-  const given = changes.map((change, position) => ({ position, kind: change.kind, amount: change.amount, description: change.description ?? null, message_id: change.messageId ?? null }));
-  const rows = await runPrepared<{ balance: string; currency: string; crossed_threshold: string | null }>(trx, { name: 'apply-balance-changes', text: APPLY_BALANCE_CHANGES, values: [JSON.stringify(given), accountId] });
+  const given = changes.map((change, position) => ({
+    position,
+    kind: change.kind,
+    amount: change.amount,
+    description: change.description ?? null,
+    message_id: change.messageId ?? null,
+  }));
+  const rows = await runPrepared<{ balance: string; currency: string; crossed_threshold: string | null }>(trx, {
+    name: 'apply-balance-changes',
+    text: APPLY_BALANCE_CHANGES,
+    values: [JSON.stringify(given), accountId],
+  });
   const row = rows[0];
   if (row === undefined) return null;
   return { balance: row.balance, lowBalance: lowBalanceOf(accountId, row) };
@@ -120,6 +130,8 @@ export async function listLedger(db: Knex, accountId: string, filter: LedgerFilt
 
 /** What the ledger gave back for a message: the sum of its refunds. */
 export async function refundedFor(db: Knex, messageId: string): Promise<string> {
-  const row = await db('ledger_entries').where({ message_id: messageId, kind: 'refund' }).first(db.raw('coalesce(sum(amount), 0)::numeric(14,4)::text AS total'));
+  const row = await db('ledger_entries')
+    .where({ message_id: messageId, kind: 'refund' })
+    .first(db.raw('coalesce(sum(amount), 0)::numeric(14,4)::text AS total'));
   return (row as { total: string }).total;
 }

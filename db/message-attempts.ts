@@ -45,7 +45,12 @@ export async function beginSubmission(db: Knex, messageId: string, routeId: numb
  * and counted once on its message. With `pendingError`, a message still pending shows it as its
  * last error, in the same statement.
  */
-export async function settleSubmission(db: Knex, attemptId: number, result: SubmissionResult, pendingError?: NonNullable<MessageRow['error']>): Promise<boolean> {
+export async function settleSubmission(
+  db: Knex,
+  attemptId: number,
+  result: SubmissionResult,
+  pendingError?: NonNullable<MessageRow['error']>,
+): Promise<boolean> {
   const { rows } = await db.raw(
     `WITH settled AS (
        UPDATE message_attempts SET outcome = :outcome, error_code = :errorCode, error_message = :errorMessage, duration_ms = :durationMs

@@ -126,9 +126,15 @@ export function statsStatement(selection: StatsSelection): { text: string; value
        FROM message_stat_details s
        WHERE ${range}
      )
-     SELECT ${[...keys.map(({ shown }) => shown), ...counters.map((counter) => `sum(${counter})::int8 AS ${counter}`), 'sum(cost) AS cost',
-       'min(currency) AS min_currency', 'max(currency) AS max_currency',
-       `string_agg(key || ':' || count, ',') AS failures`, `string_agg(latency::text, ';') AS latency`].join(', ')}
+     SELECT ${[
+       ...keys.map(({ shown }) => shown),
+       ...counters.map((counter) => `sum(${counter})::int8 AS ${counter}`),
+       'sum(cost) AS cost',
+       'min(currency) AS min_currency',
+       'max(currency) AS max_currency',
+       `string_agg(key || ':' || count, ',') AS failures`,
+       `string_agg(latency::text, ';') AS latency`,
+     ].join(', ')}
      FROM summed
      ${groupBy(names)}
      HAVING count(pending) > 0
@@ -153,7 +159,11 @@ const summedLatency = { column: 'latency', sum: 'sum_counts(latency)', add: 'coa
 
 /** What a fold moves: each table's key columns (less the stripe) and the columns it adds up. */
 const FOLDED = [
-  { table: 'message_stats', keys: ['account_id', 'hour', 'route_id', 'country'], sums: [...['pending', 'sent', 'delivered', 'failed', 'undelivered', 'cost'].map(summed), summedLatency] },
+  {
+    table: 'message_stats',
+    keys: ['account_id', 'hour', 'route_id', 'country'],
+    sums: [...['pending', 'sent', 'delivered', 'failed', 'undelivered', 'cost'].map(summed), summedLatency],
+  },
   { table: 'message_stat_details', keys: ['account_id', 'hour', 'route_id', 'country', 'kind', 'key'], sums: [summed('count')] },
 ];
 

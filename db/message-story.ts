@@ -56,6 +56,14 @@ export async function readStoryRows(db: Knex, accountId: string, messageId: stri
     timed('events').where({ message_id: messageId }).orderBy('id'),
     timed('ledger_entries').where({ message_id: messageId, account_id: accountId }).orderBy('id'),
   ]);
-  const webhookAttempts = events.length === 0 ? [] : await timed('webhook_attempts').whereIn('event_id', events.map((event: EventRow) => event.id)).orderBy('id');
+  const webhookAttempts =
+    events.length === 0
+      ? []
+      : await timed('webhook_attempts')
+          .whereIn(
+            'event_id',
+            events.map((event: EventRow) => event.id),
+          )
+          .orderBy('id');
   return { times, attempts, events, webhookAttempts, ledger };
 }

@@ -37,12 +37,35 @@ export interface MessageRow {
  * fail once a migration adds a column (test/db/table-columns.test.ts keeps this list whole).
  */
 export const MESSAGE_COLUMNS = [
-  'id', 'account_id', 'api_key_id', 'to', 'from', 'body', 'status', 'encoding', 'segments', 'cost', 'currency', 'route_id', 'provider_message_id',
-  'attempts', 'error', 'reference', 'created_at', 'sent_at', 'delivered_at', 'failed_at', 'requested_route_id', 'country',
+  'id',
+  'account_id',
+  'api_key_id',
+  'to',
+  'from',
+  'body',
+  'status',
+  'encoding',
+  'segments',
+  'cost',
+  'currency',
+  'route_id',
+  'provider_message_id',
+  'attempts',
+  'error',
+  'reference',
+  'created_at',
+  'sent_at',
+  'delivered_at',
+  'failed_at',
+  'requested_route_id',
+  'country',
 ] as const;
 const columnsFrom = (alias: string) => MESSAGE_COLUMNS.map((column) => `${alias}."${column}"`).join(', ');
 
-export type NewMessage = Omit<MessageRow, 'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id' | 'country'> & { failed_at?: Date; country?: string | null };
+export type NewMessage = Omit<MessageRow, 'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id' | 'country'> & {
+  failed_at?: Date;
+  country?: string | null;
+};
 
 /**
  * Each account's message counts by status live in message_counts, written by the same statement
@@ -156,13 +179,23 @@ const SKIP_BY_HOURS_FROM = 10_000;
  * One statement: the counts and the messages are read in one snapshot.
  */
 function idsFromTheirHour(db: Knex, accountId: string, status: MessageStatus | undefined, counted: Knex.Raw, offset: number, limit: number): Knex.Raw {
-  const hours = db('message_stats').where({ account_id: accountId }).groupBy('hour').select('hour', db.raw('? AS n', [counted]));
+  const hours = db('message_stats')
+    .where({ account_id: accountId })
+    .groupBy('hour')
+    .select('hour', db.raw('? AS n', [counted]));
   const running = db.queryBuilder().from(hours.as('hours')).select('hour', 'n', db.raw('sum(n) OVER (ORDER BY hour DESC) AS through'));
-  const start = db.queryBuilder().from(running.as('running')).where('through', '>', offset).orderBy('hour', 'desc').limit(1).select('hour', db.raw('through - n AS newer'));
+  const start = db
+    .queryBuilder()
+    .from(running.as('running'))
+    .where('through', '>', offset)
+    .orderBy('hour', 'desc')
+    .limit(1)
+    .select('hour', db.raw('through - n AS newer'));
   const inHour = db<MessageRow>('messages')
     .where({ account_id: accountId, ...(status && { status }) })
     .andWhere('created_at', '<', db.raw(`(start.hour + interval '1 hour') AT TIME ZONE 'UTC'`))
-    .select('id').orderBy(NEWEST_FIRST);
+    .select('id')
+    .orderBy(NEWEST_FIRST);
   return db.raw('(SELECT page.id FROM ? AS start CROSS JOIN LATERAL (? LIMIT ? OFFSET ? - start.newer) AS page)', [start, inHour, limit, offset]);
 }
 
@@ -185,10 +218,13 @@ export async function listAllMessages(db: Knex, filter: AdminMessageFilter, { pa
   const offset = (page - 1) * limit;
   const narrowed = filter.to || filter.createdAfter || filter.createdBefore || filter.routeId !== undefined || filter.errorCode !== undefined;
   const counted = filter.status ? db.raw('sum(??)', [filter.status]) : db.raw(MESSAGE_STATUSES.map((status) => `sum(${status})`).join(' + '));
-  const ids = !narrowed && filter.accountId !== undefined && offset >= SKIP_BY_HOURS_FROM
-    ? idsFromTheirHour(db, filter.accountId, filter.status, counted, offset, limit)
-    : filtered(db, filter).select('id').orderBy(NEWEST_FIRST).limit(limit).offset(offset);
-  const rows = db('messages as m').join(db.raw('? AS p', [ids]), 'm.id', 'p.id').select('m.*');
+  const ids =
+    !narrowed && filter.accountId !== undefined && offset >= SKIP_BY_HOURS_FROM
+      ? idsFromTheirHour(db, filter.accountId, filter.status, counted, offset, limit)
+      : filtered(db, filter).select('id').orderBy(NEWEST_FIRST).limit(limit).offset(offset);
+  const rows = db('messages as m')
+    .join(db.raw('? AS p', [ids]), 'm.id', 'p.id')
+    .select('m.*');
   if (narrowed) return readPage<MessageRow>(db, rows, filtered(db, filter).count({ n: '*' }));
   const total = db('message_counts').select(db.raw('coalesce(?, 0)::bigint AS n', [counted]), db.raw('count(*)::int AS stripes'));
   if (filter.accountId !== undefined) total.where({ account_id: filter.accountId });
@@ -241,7 +277,10 @@ export async function setMessageCost(db: Knex, id: string, cost: string): Promis
 }
 
 /** The read of these messages, each locked, in id order (the order in which every batch locks them): to run behind a lock (lockProviderMessagesThen). */
-export const messagesByIdsLocked = (ids: string[]): Statement => ({ text: 'SELECT * FROM messages WHERE id = ANY ($1::text[]) ORDER BY id FOR UPDATE', values: [ids] });
+export const messagesByIdsLocked = (ids: string[]): Statement => ({
+  text: 'SELECT * FROM messages WHERE id = ANY ($1::text[]) ORDER BY id FOR UPDATE',
+  values: [ids],
+});
 
 /** A message found by an upstream id, and whether that id names one part of a concatenated message rather than the whole. */
 export type MessageByUpstreamId = MessageRow & { upstream_id_is_part: boolean };
@@ -260,7 +299,13 @@ export const messagesByProviderIdsLocked = (upstreamIds: { routeId: number; prov
 });
 
 /** The guarded state change: only a message still in `from` moves, and its account's counts with it. */
-export async function moveMessageStatus(db: Knex, id: string, from: MessageStatus, to: MessageStatus, changes: Partial<MessageRow>): Promise<MessageRow | undefined> {
+export async function moveMessageStatus(
+  db: Knex,
+  id: string,
+  from: MessageStatus,
+  to: MessageStatus,
+  changes: Partial<MessageRow>,
+): Promise<MessageRow | undefined> {
   const update = db<MessageRow>('messages')
     .where({ id, status: from })
     .update({ ...changes, ...(changes.error !== undefined && { error: changes.error && JSON.stringify(changes.error) }), status: to } as never)
@@ -322,7 +367,10 @@ export async function markMessagesSent(db: Knex, sends: SentMessage[]): Promise<
 }
 
 /** Moves sent messages to the final status a delivery report gives them, in one statement; answers those that were still sent. */
-export async function markMessagesReported(db: Knex, reports: { id: string; status: 'delivered' | 'undelivered'; delivered_at?: Date; failed_at?: Date; error?: MessageRow['error'] }[]): Promise<MessageRow[]> {
+export async function markMessagesReported(
+  db: Knex,
+  reports: { id: string; status: 'delivered' | 'undelivered'; delivered_at?: Date; failed_at?: Date; error?: MessageRow['error'] }[],
+): Promise<MessageRow[]> {
   const moved = await db.raw(
     `WITH moved AS (
        UPDATE messages m SET status = v.status, delivered_at = coalesce(v.delivered_at, m.delivered_at), failed_at = coalesce(v.failed_at, m.failed_at), error = coalesce(v.error, m.error)

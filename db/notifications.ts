@@ -36,7 +36,12 @@ export async function listenFor(databaseUrl: string, channel: string, handlers: 
   };
 
   const listen = async () => {
-    const client = new pg.Client({ connectionString: databaseUrl, application_name: channel.replaceAll('_', '-'), connectionTimeoutMillis: 5000, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: databaseUrl,
+      application_name: channel.replaceAll('_', '-'),
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+    });
     current = client;
     client.on('error', (error) => lose(client, error));
     client.on('end', () => lose(client, new Error(`the connection listening on ${channel} ended`)));

@@ -31,4 +31,3 @@ export async function webhookEndpointsByState(db: Knex): Promise<{ state: 'activ
     .groupBy('is_active')
     .select(db.raw(`CASE WHEN is_active THEN 'active' ELSE 'disabled' END AS state`), db.raw('count(*)::int AS count'));
 }
-

@@ -54,7 +54,13 @@ export async function insertOptOuts(db: Knex, accountId: string, numbers: string
  * Removes the number's opt-out, when there is one (of `onlySource` only, when given), and records
  * the opt-in in the same statement. Answers the removed row.
  */
-export async function deleteOptOut(db: Knex, accountId: string, number: string, change: OptOutChange, onlySource?: OptOutSource): Promise<OptOutRow | undefined> {
+export async function deleteOptOut(
+  db: Knex,
+  accountId: string,
+  number: string,
+  change: OptOutChange,
+  onlySource?: OptOutSource,
+): Promise<OptOutRow | undefined> {
   const result = await db.raw(
     `WITH removed AS (
        DELETE FROM opt_outs WHERE account_id = :accountId AND number = :number AND (:onlySource::text IS NULL OR source = :onlySource)

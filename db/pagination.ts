@@ -30,13 +30,19 @@ export async function readPage<Row>(db: Knex, rows: Knex.QueryBuilder, total: Kn
   );
   const [{ page_total: totalRow }] = result.rows as { page_total: Record<string, unknown> }[];
   // An empty page still answers the total's row, with nulls for the page's columns.
-  const pageRows = (result.rows as (Row & { id: unknown; page_total?: unknown })[]).filter((row) => row.id !== null).map(({ page_total, ...row }) => row as unknown as Row);
+  const pageRows = (result.rows as (Row & { id: unknown; page_total?: unknown })[])
+    .filter((row) => row.id !== null)
+    .map(({ page_total, ...row }) => row as unknown as Row);
   return { rows: pageRows, total: Number(totalRow.n), totalRow };
 }
 
 /** A page of a filtered query, newest first, and its total count. */
 export async function fetchPage<Row>(db: Knex, query: Knex.QueryBuilder, { page, limit }: PageRequest): Promise<Page<Row>> {
-  const rows = query.clone().orderBy(NEWEST_FIRST).limit(limit).offset((page - 1) * limit);
+  const rows = query
+    .clone()
+    .orderBy(NEWEST_FIRST)
+    .limit(limit)
+    .offset((page - 1) * limit);
   const { rows: pageRows, total } = await readPage<Row>(db, rows, query.clone().clearSelect().clearOrder().count({ n: '*' }));
   return { rows: pageRows, total };
 }

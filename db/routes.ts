@@ -32,12 +32,17 @@ export type RouteFields = Omit<RouteRow, 'id' | 'created_at' | 'dlr_token'>;
 const serialise = (fields: Partial<RouteFields>) => (fields.config === undefined ? fields : { ...fields, config: JSON.stringify(fields.config) });
 
 export async function insertRoute(db: Knex, route: RouteFields & { dlr_token: string }): Promise<RouteRow> {
-  const [row] = await db<RouteRow>('routes').insert(serialise(route) as never).returning('*');
+  const [row] = await db<RouteRow>('routes')
+    .insert(serialise(route) as never)
+    .returning('*');
   return row;
 }
 
 export async function updateRoute(db: Knex, id: number, fields: Partial<RouteFields>): Promise<RouteRow | undefined> {
-  const [row] = await db<RouteRow>('routes').where({ id }).update(serialise(fields) as never).returning('*');
+  const [row] = await db<RouteRow>('routes')
+    .where({ id })
+    .update(serialise(fields) as never)
+    .returning('*');
   return row;
 }
 
@@ -47,7 +52,11 @@ export async function findRoute(db: Knex, id: number): Promise<RouteRow | undefi
 
 // Read for every delivery report and inbound message an upstream posts: reports arriving together share a statement.
 const routeLookupsByToken = pooledBatcher(async (db, tokens: string[]): Promise<(RouteRow | undefined)[]> => {
-  const rows = await runPrepared<RouteRow>(db, { name: 'routes-by-dlr-tokens', text: `SELECT ${routeColumns} FROM routes r WHERE r.dlr_token = ANY ($1::text[])`, values: [tokens] });
+  const rows = await runPrepared<RouteRow>(db, {
+    name: 'routes-by-dlr-tokens',
+    text: `SELECT ${routeColumns} FROM routes r WHERE r.dlr_token = ANY ($1::text[])`,
+    values: [tokens],
+  });
   const byToken = new Map(rows.map((row) => [row.dlr_token, row]));
   return tokens.map((token) => byToken.get(token));
 });
@@ -100,7 +109,11 @@ const SENDING_STATE_OF_ACCOUNTS = `
 
 /** Each account's sending state, in the order of the ids given; an account that does not exist may not send. */
 export async function sendingStateOfAccounts(db: Knex, accountIds: string[]): Promise<AccountSendingState[]> {
-  const rows = await runPrepared<RouteRow & { account_id: string; account_active: boolean }>(db, { name: 'sending-state-of-accounts', text: SENDING_STATE_OF_ACCOUNTS, values: [accountIds] });
+  const rows = await runPrepared<RouteRow & { account_id: string; account_active: boolean }>(db, {
+    name: 'sending-state-of-accounts',
+    text: SENDING_STATE_OF_ACCOUNTS,
+    values: [accountIds],
+  });
   const states = new Map<string, AccountSendingState>(accountIds.map((id) => [id, { active: false, routes: [] }]));
   for (const { account_id: accountId, account_active: active, ...route } of rows) {
     const state = states.get(accountId) as AccountSendingState;

@@ -16,10 +16,7 @@ export interface SenderRow {
 }
 
 /** Inserts a pending sender; null when the account already has this sender_id. */
-export async function insertSender(
-  db: Knex,
-  sender: Pick<SenderRow, 'id' | 'account_id' | 'sender_id' | 'type' | 'country_code'>,
-): Promise<SenderRow | null> {
+export async function insertSender(db: Knex, sender: Pick<SenderRow, 'id' | 'account_id' | 'sender_id' | 'type' | 'country_code'>): Promise<SenderRow | null> {
   const result = await db.raw(
     `INSERT INTO senders (id, account_id, sender_id, type, country_code)
      VALUES (:id, :account_id, :sender_id, :type, :country_code)
@@ -42,12 +39,7 @@ export interface SenderFilter {
   accountId?: string;
 }
 
-export async function listSenders(
-  db: Knex,
-  accountId: string,
-  filter: { status?: SenderStatus },
-  page: PageRequest,
-): Promise<Page<SenderRow>> {
+export async function listSenders(db: Knex, accountId: string, filter: { status?: SenderStatus }, page: PageRequest): Promise<Page<SenderRow>> {
   return listAllSenders(db, { ...filter, accountId }, page);
 }
 
@@ -61,12 +53,7 @@ export async function listAllSenders(db: Knex, filter: SenderFilter, page: PageR
 }
 
 /** Guarded state change: only moves a sender that is still in one of `from`; undefined when it was not. */
-export async function moveSender(
-  db: Knex,
-  id: string,
-  from: SenderStatus[],
-  to: SenderStatus,
-): Promise<SenderRow | undefined> {
+export async function moveSender(db: Knex, id: string, from: SenderStatus[], to: SenderStatus): Promise<SenderRow | undefined> {
   const [row] = await db<SenderRow>('senders')
     .where({ id })
     .whereIn('status', from)

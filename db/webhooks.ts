@@ -49,7 +49,10 @@ export interface AttemptRow {
 
 const live = (db: Knex) => db<EndpointRow>('webhook_endpoints').whereNull('deleted_at');
 
-export async function insertEndpoint(db: Knex, endpoint: Pick<EndpointRow, 'id' | 'account_id' | 'url' | 'description' | 'events' | 'signing_secret'>): Promise<EndpointRow> {
+export async function insertEndpoint(
+  db: Knex,
+  endpoint: Pick<EndpointRow, 'id' | 'account_id' | 'url' | 'description' | 'events' | 'signing_secret'>,
+): Promise<EndpointRow> {
   const [row] = await db<EndpointRow>('webhook_endpoints').insert(endpoint).returning('*');
   return row;
 }
@@ -61,10 +64,12 @@ export async function findEndpoint(db: Knex, id: string, accountId?: string): Pr
 }
 
 export async function listEndpoints(db: Knex, accountId: string): Promise<EndpointRow[]> {
-  return live(db).andWhere({ account_id: accountId }).orderBy([
-    { column: 'created_at', order: 'desc' },
-    { column: 'id', order: 'desc' },
-  ]);
+  return live(db)
+    .andWhere({ account_id: accountId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
 }
 
 export async function deleteEndpoint(db: Knex, accountId: string, id: string): Promise<boolean> {
@@ -108,14 +113,38 @@ export async function findDelivery(db: Knex, id: number, lock = false) {
     .where('d.id', id);
   if (lock) query.forUpdate('d');
   return query.first(
-      'd.id', 'd.status', 'd.attempts', 'd.endpoint_id', 'd.event_id',
-      'w.account_id', 'w.url', 'w.signing_secret', 'w.is_active', 'w.deleted_at', 'w.prompt_since', 'w.last_success_at', 'w.last_failure_at',
-      // Judged by the database's clock, the one that set the expiry.
-      db.raw('CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signing_secret END AS previous_signing_secret'),
-      'e.type', 'e.data', 'e.created_at as event_created_at',
-    ) as Promise<
+    'd.id',
+    'd.status',
+    'd.attempts',
+    'd.endpoint_id',
+    'd.event_id',
+    'w.account_id',
+    'w.url',
+    'w.signing_secret',
+    'w.is_active',
+    'w.deleted_at',
+    'w.prompt_since',
+    'w.last_success_at',
+    'w.last_failure_at',
+    // Judged by the database's clock, the one that set the expiry.
+    db.raw('CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_signing_secret END AS previous_signing_secret'),
+    'e.type',
+    'e.data',
+    'e.created_at as event_created_at',
+  ) as Promise<
     | (Pick<DeliveryRow, 'id' | 'status' | 'attempts' | 'endpoint_id' | 'event_id'> &
-        Pick<EndpointRow, 'account_id' | 'url' | 'signing_secret' | 'previous_signing_secret' | 'is_active' | 'deleted_at' | 'prompt_since' | 'last_success_at' | 'last_failure_at'> & { type: string; data: Record<string, unknown>; event_created_at: Date })
+        Pick<
+          EndpointRow,
+          | 'account_id'
+          | 'url'
+          | 'signing_secret'
+          | 'previous_signing_secret'
+          | 'is_active'
+          | 'deleted_at'
+          | 'prompt_since'
+          | 'last_success_at'
+          | 'last_failure_at'
+        > & { type: string; data: Record<string, unknown>; event_created_at: Date })
     | undefined
   >;
 }
@@ -142,7 +171,10 @@ export async function strandedDeliveryIds(db: Knex, before: Date, limit = 1000):
 
 /** Read after locking the delivery's row, so that a job committed meanwhile by its holder is seen. */
 export async function isStranded(db: Knex, id: number): Promise<boolean> {
-  const row = await db('webhook_deliveries as d').where({ 'd.id': id, 'd.status': 'pending' }).andWhereRaw(noLiveJob(QUEUES.deliverWebhook.name, ['delivery_id'], 'd.id')).first('d.id');
+  const row = await db('webhook_deliveries as d')
+    .where({ 'd.id': id, 'd.status': 'pending' })
+    .andWhereRaw(noLiveJob(QUEUES.deliverWebhook.name, ['delivery_id'], 'd.id'))
+    .first('d.id');
   return row !== undefined;
 }
 
@@ -216,7 +248,7 @@ export async function replaceSigningSecret(db: Knex, accountId: string, id: stri
     .update({
       signing_secret: secret,
       previous_signing_secret: keep ? db.raw('signing_secret') : null,
-      previous_secret_expires_at: keep ? db.raw("now() + make_interval(secs => ?)", [graceSeconds]) : null,
+      previous_secret_expires_at: keep ? db.raw('now() + make_interval(secs => ?)', [graceSeconds]) : null,
     } as never)
     .returning('*');
   return row;

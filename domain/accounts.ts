@@ -83,7 +83,12 @@ const STATUS_TRANSITIONS: Record<AccountDecision, { from: AccountRow['status'][]
  * here: the database announces the change to every process's key cache (its keys answer 403
  * account_inactive while it is not active), and the send path holds its pending messages back.
  */
-export async function changeAccountStatus(trx: Knex.Transaction, id: string, decision: AccountDecision, reason: string): Promise<{ before: AccountRow; after: AccountRow }> {
+export async function changeAccountStatus(
+  trx: Knex.Transaction,
+  id: string,
+  decision: AccountDecision,
+  reason: string,
+): Promise<{ before: AccountRow; after: AccountRow }> {
   if (reason.trim() === '') throw invalidRequest('reason', 'reason must say why, not be blank.');
   const before = await lockAccount(trx, id);
   if (!before) throw notFound('account', id);

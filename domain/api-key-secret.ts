@@ -40,5 +40,4 @@ export const hashApiKey = (key: string): Buffer => hash('sha256', key, 'buffer')
 export const hashesEqual = (a: Buffer, b: Buffer): boolean => a.length === b.length && timingSafeEqual(a, b);
 
 /** `ds_live_` then the first four characters after the prefix, `...`, then the last four. */
-export const keyHint = (key: string): string =>
-  `${KEY_PREFIX}${key.slice(KEY_PREFIX.length, KEY_PREFIX.length + 4)}...${key.slice(-4)}`;
+export const keyHint = (key: string): string => `${KEY_PREFIX}${key.slice(KEY_PREFIX.length, KEY_PREFIX.length + 4)}...${key.slice(-4)}`;

@@ -80,7 +80,8 @@ export async function createApiKey(
   if (request.allowed_ips) checkAllowlist(request.allowed_ips);
   const grant = grantOf(request, defaults, creator);
   const beyond = creator === null ? null : overreach(grant, creator);
-  if (beyond) throw forbidden(`A key cannot create a key broader than itself: ${beyond.reason}.`, 'forbidden', { reason: BROADER, ...beyond.details }, beyond.param);
+  if (beyond)
+    throw forbidden(`A key cannot create a key broader than itself: ${beyond.reason}.`, 'forbidden', { reason: BROADER, ...beyond.details }, beyond.param);
   const plainKey = generateApiKey();
   const row = await insertApiKey(db, {
     id: newId('key'),

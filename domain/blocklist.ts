@@ -11,7 +11,8 @@ export async function blockNumber(db: Knex, request: { number: string; account_i
   try {
     return await insertBlocklistEntry(db, { id: newId('blk'), number: request.number, account_id: accountId, reason: request.reason ?? null });
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`${request.number} is already blocklisted ${accountId ? 'for this account' : 'for every account'}.`, 'conflict', 'number');
+    if (isUniqueViolation(error))
+      throw conflict(`${request.number} is already blocklisted ${accountId ? 'for this account' : 'for every account'}.`, 'conflict', 'number');
     throw error;
   }
 }

@@ -43,4 +43,5 @@ export const laneJobOptions = (endpointId: string, lane: DeliveryLane): PerJobOp
 });
 
 /** The lane a fetched job was placed in. */
-export const laneOfJob = (job: { groupTier?: string | null }): DeliveryLane => (job.groupTier === 'probation' || job.groupTier === 'new' ? job.groupTier : 'prompt');
+export const laneOfJob = (job: { groupTier?: string | null }): DeliveryLane =>
+  job.groupTier === 'probation' || job.groupTier === 'new' ? job.groupTier : 'prompt';

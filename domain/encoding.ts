@@ -104,9 +104,7 @@ export function gsm7Septets(body: string): number {
     const cost = septetCost(body.charCodeAt(i));
     if (cost === 0) {
       const cp = body.codePointAt(i)!;
-      throw new RangeError(
-        `character U+${cp.toString(16).toUpperCase().padStart(4, '0')} at index ${i} is not in the GSM 03.38 alphabet`,
-      );
+      throw new RangeError(`character U+${cp.toString(16).toUpperCase().padStart(4, '0')} at index ${i} is not in the GSM 03.38 alphabet`);
     }
     septets += cost;
   }

@@ -1,12 +1,6 @@
 /** The one error type that every refusal in Dispatch is expressed with; app/ turns it into the spec's error envelope. */
 export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'authorization_error'
-  | 'balance_error'
-  | 'rate_limit_error'
-  | 'provider_error'
-  | 'api_error';
+  'invalid_request_error' | 'authentication_error' | 'authorization_error' | 'balance_error' | 'rate_limit_error' | 'provider_error' | 'api_error';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -51,8 +45,7 @@ export const forbidden = (message: string, code = 'forbidden', details?: Record<
 export const notFound = (resource: string, id: string | number) =>
   new ApiError(404, 'invalid_request_error', 'resource_not_found', `No such ${resource}: '${id}'.`, { param: 'id' });
 
-export const conflict = (message: string, code = 'conflict', param?: string) =>
-  new ApiError(409, 'invalid_request_error', code, message, { param });
+export const conflict = (message: string, code = 'conflict', param?: string) => new ApiError(409, 'invalid_request_error', code, message, { param });
 
 export const insufficientBalance = (required: string, available: string, currency: string) =>
   new ApiError(402, 'balance_error', 'insufficient_balance', `Your balance of ${available} ${currency} does not cover the cost of ${required} ${currency}.`, {
@@ -64,8 +57,7 @@ export const tooManyRequests = (code: string, message: string, retryAfterSeconds
     headers: { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
   });
 
-export const internalError = () =>
-  new ApiError(500, 'api_error', 'internal_error', 'An unexpected error occurred. Quote the request id to the operator.');
+export const internalError = () => new ApiError(500, 'api_error', 'internal_error', 'An unexpected error occurred. Quote the request id to the operator.');
 
 /** The database is unreachable: nothing was done, and the same request may be retried after the pause. */
 export const serviceUnavailable = (retryAfterSeconds: number) =>

@@ -20,8 +20,15 @@ export async function recordEvents(trx: Knex.Transaction, jobs: JobQueue, change
 }
 
 /** Events about something other than an outbound message (an opt-out, an opt-in): recorded and fanned out the same way. */
-export async function recordSubjectEvents(trx: Knex.Transaction, jobs: JobQueue, events: { accountId: string; type: EventType; data: Record<string, unknown> }[]): Promise<EventRow[]> {
-  const { events: stored, endpoints } = await insertEventsFindingEndpoints(trx, events.map(({ accountId, type, data }) => ({ id: newId('evt'), account_id: accountId, type, message_id: null, data })));
+export async function recordSubjectEvents(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  events: { accountId: string; type: EventType; data: Record<string, unknown> }[],
+): Promise<EventRow[]> {
+  const { events: stored, endpoints } = await insertEventsFindingEndpoints(
+    trx,
+    events.map(({ accountId, type, data }) => ({ id: newId('evt'), account_id: accountId, type, message_id: null, data })),
+  );
   await fanOut(trx, jobs, stored, endpoints);
   return stored;
 }

@@ -15,12 +15,18 @@ export interface Outcome<Data> {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
 
-export const requestFingerprint = (operation: string, body: unknown): string => createHash('sha256').update(`${operation}\n${canonical(body)}`).digest('hex');
+export const requestFingerprint = (operation: string, body: unknown): string =>
+  createHash('sha256')
+    .update(`${operation}\n${canonical(body)}`)
+    .digest('hex');
 
 export const replayHeaders = { 'Idempotent-Replayed': 'true' };
 
@@ -42,11 +48,14 @@ export async function idempotently<Data>(
   if (key === undefined) return { ...(await db.transaction(operation)), replayed: false };
   const outcome = await db.transaction(async (trx): Promise<Outcome<Data> | { refused: ApiError }> => {
     if (!(await lockKey(trx, accountId, key))) {
-      throw new ApiError(409, 'invalid_request_error', 'idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry in a moment.', { param: 'Idempotency-Key' });
+      throw new ApiError(409, 'invalid_request_error', 'idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry in a moment.', {
+        param: 'Idempotency-Key',
+      });
     }
     const row = await findKeyOutcome(trx, accountId, key, EXPIRES_SECONDS);
     if (row) return replay(row, fingerprint);
-    const store = (status: number, body: unknown) => storeKeyOutcome(trx, { account_id: accountId, key, request_hash: fingerprint, response_status: status, response_body: body });
+    const store = (status: number, body: unknown) =>
+      storeKeyOutcome(trx, { account_id: accountId, key, request_hash: fingerprint, response_status: status, response_body: body });
     try {
       // A savepoint, so that a refusal of the operation's own rules undoes its writes and is stored in their place.
       const result = await trx.transaction((savepoint) => operation(savepoint));
@@ -65,11 +74,17 @@ export async function idempotently<Data>(
 /** The stored outcome of the key, answered again; another request under it is refused. */
 function replay<Data>(row: IdempotencyRow, fingerprint: string): Outcome<Data> {
   if (row.request_hash !== fingerprint) {
-    throw new ApiError(422, 'invalid_request_error', 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.', { param: 'Idempotency-Key' });
+    throw new ApiError(422, 'invalid_request_error', 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.', {
+      param: 'Idempotency-Key',
+    });
   }
   if ((row.response_status as number) >= 400) {
     const error = row.response_body as { type: ErrorType; code: string; message: string; param?: string; details?: Record<string, unknown> };
-    throw new ApiError(row.response_status as number, error.type, error.code, error.message, { param: error.param, details: error.details, headers: replayHeaders });
+    throw new ApiError(row.response_status as number, error.type, error.code, error.message, {
+      param: error.param,
+      details: error.details,
+      headers: replayHeaders,
+    });
   }
   return { status: row.response_status as number, data: row.response_body as Data, replayed: true };
 }

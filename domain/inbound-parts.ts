@@ -31,7 +31,13 @@ export type InboundDeliveryOutcome = 'stored' | 'repeat' | 'waiting';
  * sequence order, in the transaction that stores the last part to arrive, whatever the order.
  * Resolves once committed, so that the provider may acknowledge; rejects otherwise.
  */
-export async function receiveInboundDelivery(db: Knex, jobs: JobQueue, routeId: number, delivery: InboundDelivery, log?: InboundLog): Promise<InboundDeliveryOutcome> {
+export async function receiveInboundDelivery(
+  db: Knex,
+  jobs: JobQueue,
+  routeId: number,
+  delivery: InboundDelivery,
+  log?: InboundLog,
+): Promise<InboundDeliveryOutcome> {
   const { concatenation } = delivery;
   if (!concatenation) {
     const input: InboundInput = {
@@ -53,7 +59,13 @@ export async function receiveInboundDelivery(db: Knex, jobs: JobQueue, routeId: 
   const group: PartGroup = { route_id: routeId, from: delivery.from, to: delivery.to, reference: concatenation.reference, total: concatenation.total };
   return db.transaction(async (trx) => {
     await lockPartGroup(trx, group);
-    const part = { ...group, sequence: concatenation.sequence, body: delivery.body, encoding: delivery.encoding, received_at: delivery.receivedAt ?? new Date() };
+    const part = {
+      ...group,
+      sequence: concatenation.sequence,
+      body: delivery.body,
+      encoding: delivery.encoding,
+      received_at: delivery.receivedAt ?? new Date(),
+    };
     if (!(await insertPart(trx, part))) return 'repeat';
     const parts = await waitingParts(trx, group);
     if (parts.length < group.total) return 'waiting';
@@ -87,19 +99,27 @@ export async function storeWaitedOutParts(db: Knex, jobs: JobQueue, timeoutSecon
 /** One message from a group's parts (given by sequence), in the caller's transaction. */
 async function storeParts(trx: Knex.Transaction, jobs: JobQueue, parts: InboundPartRow[], complete: boolean, log?: InboundLog): Promise<void> {
   const first = parts[0]!;
-  await recordInbound(trx, jobs, {
-    routeId: first.route_id,
-    // Part ids are never reused, so the first one names this message among every other.
-    providerMessageId: `parts:${first.reference}:${first.total}:${Math.min(...parts.map((part) => part.id))}`,
-    from: first.from,
-    to: first.to,
-    body: parts.map((part) => part.body).join(''),
-    encoding: widestEncoding(parts.map((part) => part.encoding)),
-    segments: parts.length,
-    complete,
-    receivedAt: new Date(Math.min(...parts.map((part) => part.received_at.getTime()))),
-  }, log);
-  await markPartsCompleted(trx, parts.map((part) => part.id));
+  await recordInbound(
+    trx,
+    jobs,
+    {
+      routeId: first.route_id,
+      // Part ids are never reused, so the first one names this message among every other.
+      providerMessageId: `parts:${first.reference}:${first.total}:${Math.min(...parts.map((part) => part.id))}`,
+      from: first.from,
+      to: first.to,
+      body: parts.map((part) => part.body).join(''),
+      encoding: widestEncoding(parts.map((part) => part.encoding)),
+      segments: parts.length,
+      complete,
+      receivedAt: new Date(Math.min(...parts.map((part) => part.received_at.getTime()))),
+    },
+    log,
+  );
+  await markPartsCompleted(
+    trx,
+    parts.map((part) => part.id),
+  );
 }
 
 /** Parts may come in different alphabets; the message is said to be in the widest of them. */

@@ -76,7 +76,13 @@ export async function recordInbound(trx: Knex.Transaction, jobs: JobQueue, input
  * a number already opted out gets no second confirmation: the one message an opted-out number
  * may receive is the confirmation of its opt-out.
  */
-async function applyKeyword(trx: Knex.Transaction, jobs: JobQueue, accountId: string, number: string, match: { kind: KeywordKind; keyword: string }): Promise<boolean> {
+async function applyKeyword(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  accountId: string,
+  number: string,
+  match: { kind: KeywordKind; keyword: string },
+): Promise<boolean> {
   const change = { source: 'keyword' as const, keyword: match.keyword };
   if (match.kind === 'opt_out') return optOut(trx, jobs, accountId, number, change);
   if (match.kind === 'opt_in') await optIn(trx, jobs, accountId, number, change);
@@ -89,7 +95,15 @@ async function applyKeyword(trx: Knex.Transaction, jobs: JobQueue, accountId: st
  * (no balance, no route, the number opted out by the account), the inbound message and the
  * opt-out stand, and the refusal is logged.
  */
-async function sendReply(trx: Knex.Transaction, jobs: JobQueue, inbound: InboundMessageRow, from: string, kind: KeywordKind, body: string, log: InboundLog): Promise<void> {
+async function sendReply(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  inbound: InboundMessageRow,
+  from: string,
+  kind: KeywordKind,
+  body: string,
+  log: InboundLog,
+): Promise<void> {
   const accountId = inbound.account_id as string;
   try {
     await trx.transaction(async (savepoint) => {
@@ -111,7 +125,13 @@ export async function receiveInbound(db: Knex, jobs: JobQueue, input: InboundInp
  * A handset's message arriving on a simulator route, for demos and tests: received as a
  * provider's would be, under a provider id made up for it. Answers the stored message.
  */
-export async function simulateInbound(db: Knex, jobs: JobQueue, routeId: number, message: { from: string; to: string; body: string }, log: InboundLog): Promise<InboundMessageRow> {
+export async function simulateInbound(
+  db: Knex,
+  jobs: JobQueue,
+  routeId: number,
+  message: { from: string; to: string; body: string },
+  log: InboundLog,
+): Promise<InboundMessageRow> {
   const route = await getRoute(db, routeId);
   if (route.provider !== 'simulator') {
     throw invalidRequest('id', `Route ${routeId} is an ${route.provider} route: only a simulator route takes simulated inbound messages.`);

@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
-import { findKeywordSettings, lockKeywordSettings, upsertKeywordSettings, type KeywordSettingsChange, type KeywordSettingsRow } from '../db/keyword-settings.ts';
+import {
+  findKeywordSettings,
+  lockKeywordSettings,
+  upsertKeywordSettings,
+  type KeywordSettingsChange,
+  type KeywordSettingsRow,
+} from '../db/keyword-settings.ts';
 import { invalidRequest } from './errors.ts';
 
 export type KeywordKind = 'opt_out' | 'opt_in' | 'help';
@@ -84,7 +90,12 @@ export async function updateKeywordSettings(db: Knex, accountId: string, request
   });
 }
 
-async function changeSettings(trx: Knex.Transaction, accountId: string, current: KeywordSettings['keywords'], request: KeywordSettingsRequest): Promise<KeywordSettings> {
+async function changeSettings(
+  trx: Knex.Transaction,
+  accountId: string,
+  current: KeywordSettings['keywords'],
+  request: KeywordSettingsRequest,
+): Promise<KeywordSettings> {
   const lists = { ...current };
   for (const kind of KEYWORD_KINDS) {
     const given = request[kind]?.keywords;
@@ -101,8 +112,11 @@ async function changeSettings(trx: Knex.Transaction, accountId: string, current:
   }
   for (const kind of KEYWORD_KINDS) {
     for (const keyword of lists[kind]) {
-      const other = KEYWORD_KINDS.find((otherKind) => otherKind !== kind && (DEFAULT_KEYWORDS[otherKind].includes(keyword) || lists[otherKind].includes(keyword)));
-      if (other) throw invalidRequest(`${kind}.keywords`, `${keyword} is already a keyword of the ${other} list; a keyword belongs to one list.`, 'keyword_conflict');
+      const other = KEYWORD_KINDS.find(
+        (otherKind) => otherKind !== kind && (DEFAULT_KEYWORDS[otherKind].includes(keyword) || lists[otherKind].includes(keyword)),
+      );
+      if (other)
+        throw invalidRequest(`${kind}.keywords`, `${keyword} is already a keyword of the ${other} list; a keyword belongs to one list.`, 'keyword_conflict');
     }
   }
   const change: KeywordSettingsChange = {};

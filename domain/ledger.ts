@@ -12,11 +12,13 @@ import { add, compare, hasAtMostFourDecimals, toAmount, toDecimal } from './mone
  */
 async function warnOfLowBalance(trx: Knex.Transaction, jobs: JobQueue, low: LowBalance | null): Promise<void> {
   if (low === null) return;
-  await recordSubjectEvents(trx, jobs, [{
-    accountId: low.accountId,
-    type: 'balance.low',
-    data: { account_id: low.accountId, balance: toAmount(low.balance), threshold: toAmount(low.threshold), currency: low.currency },
-  }]);
+  await recordSubjectEvents(trx, jobs, [
+    {
+      accountId: low.accountId,
+      type: 'balance.low',
+      data: { account_id: low.accountId, balance: toAmount(low.balance), threshold: toAmount(low.threshold), currency: low.currency },
+    },
+  ]);
 }
 
 /**
@@ -24,7 +26,12 @@ async function warnOfLowBalance(trx: Knex.Transaction, jobs: JobQueue, low: LowB
  * nothing changed, when the balance does not cover them all; warns the account when it falls
  * below its threshold.
  */
-export async function moveBalance(trx: Knex.Transaction, jobs: JobQueue, accountId: string, changes: Omit<LedgerChange, 'accountId'>[]): Promise<string | null> {
+export async function moveBalance(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  accountId: string,
+  changes: Omit<LedgerChange, 'accountId'>[],
+): Promise<string | null> {
   const applied = await applyBalanceChanges(trx, accountId, changes);
   if (applied === null) return null;
   await warnOfLowBalance(trx, jobs, applied.lowBalance);
@@ -37,7 +44,12 @@ export async function moveBalance(trx: Knex.Transaction, jobs: JobQueue, account
  * changes were applied; those are then moved as one (applyBalanceChanges), which the lock lets
  * cover them all.
  */
-export async function applyWhileCovered(trx: Knex.Transaction, jobs: JobQueue, accountId: string, changes: Omit<LedgerChange, 'accountId'>[]): Promise<boolean[]> {
+export async function applyWhileCovered(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  accountId: string,
+  changes: Omit<LedgerChange, 'accountId'>[],
+): Promise<boolean[]> {
   let running = await lockBalance(trx, accountId);
   const covered: Omit<LedgerChange, 'accountId'>[] = [];
   const applied = changes.map((change) => {
@@ -57,7 +69,8 @@ export async function applyWhileCovered(trx: Knex.Transaction, jobs: JobQueue, a
 
 /** Sets (or, with null, turns off) the balance under which the account is warned; it applies from the next charge. */
 export async function setLowBalanceThreshold(db: Knex, accountId: string, threshold: number | null): Promise<AccountRow> {
-  if (threshold !== null && !hasAtMostFourDecimals(threshold)) throw invalidRequest('low_balance_threshold', 'low_balance_threshold has at most four decimal places.');
+  if (threshold !== null && !hasAtMostFourDecimals(threshold))
+    throw invalidRequest('low_balance_threshold', 'low_balance_threshold has at most four decimal places.');
   const account = await storeThreshold(db, accountId, threshold === null ? null : toDecimal(threshold));
   if (!account) throw notFound('account', accountId);
   return account;

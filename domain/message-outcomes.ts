@@ -4,7 +4,15 @@ import { keepEarlyReports, lockProviderMessagesThen, takeEarlyReports, takeEarly
 import { applyBalanceChange, refundedFor } from '../db/ledger.ts';
 import { settleSubmission, type SubmissionResult } from '../db/message-attempts.ts';
 import { anyPartAmong, findPart, insertParts, markPart, type PartRow } from '../db/message-parts.ts';
-import { findMessageById, findTimedOutMessage, messagesByIdsLocked, setMessageCost, messagesByProviderIdsLocked, type MessageByUpstreamId, type MessageRow } from '../db/messages.ts';
+import {
+  findMessageById,
+  findTimedOutMessage,
+  messagesByIdsLocked,
+  setMessageCost,
+  messagesByProviderIdsLocked,
+  type MessageByUpstreamId,
+  type MessageRow,
+} from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import type { RouteRow } from '../db/routes.ts';
 import type { DeliveryReport } from '../providers/types.ts';
@@ -54,7 +62,13 @@ async function applyReport(trx: Knex.Transaction, jobs: JobQueue, message: Messa
  * A report on one part of a concatenated message: the message is undelivered as soon as one part
  * is, and delivered once every part is.
  */
-async function applyPartReport(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, part: PartRow, report: DeliveryReport): Promise<MessageRow | undefined> {
+async function applyPartReport(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  message: MessageRow,
+  part: PartRow,
+  report: DeliveryReport,
+): Promise<MessageRow | undefined> {
   const statuses = await markPart(trx, part, report.status);
   if (report.status === 'undelivered' || statuses.every((status) => status === 'delivered')) return applyReport(trx, jobs, message, report);
   return undefined;
@@ -78,7 +92,10 @@ export interface Acceptance {
 /** The upstream ids an acceptance names: each part's, for a message sent in several. */
 const partIdsOf = ({ accepted }: Acceptance): string[] => (accepted.partIds && accepted.partIds.length > 1 ? accepted.partIds : []);
 const upstreamIdsOf = (acceptance: Acceptance) =>
-  (partIdsOf(acceptance).length > 0 ? partIdsOf(acceptance) : [acceptance.accepted.providerMessageId]).map((providerMessageId) => ({ routeId: acceptance.route.id, providerMessageId }));
+  (partIdsOf(acceptance).length > 0 ? partIdsOf(acceptance) : [acceptance.accepted.providerMessageId]).map((providerMessageId) => ({
+    routeId: acceptance.route.id,
+    providerMessageId,
+  }));
 
 /**
  * Upstreams took these messages: each becomes sent on its route, its cost settles to that
@@ -90,37 +107,70 @@ const upstreamIdsOf = (acceptance: Acceptance) =>
  */
 export async function recordAcceptances(db: Knex, jobs: JobQueue, acceptances: Acceptance[]): Promise<void[]> {
   await db.transaction(async (trx) => {
-    const found = await lockProviderMessagesThen<MessageRow>(trx, acceptances.flatMap(upstreamIdsOf), messagesByIdsLocked(acceptances.map(({ messageId }) => messageId)));
+    const found = await lockProviderMessagesThen<MessageRow>(
+      trx,
+      acceptances.flatMap(upstreamIdsOf),
+      messagesByIdsLocked(acceptances.map(({ messageId }) => messageId)),
+    );
     const messages = new Map(found.map((message) => [message.id, message]));
     const pending = acceptances.filter(({ messageId }) => messages.get(messageId)?.status === 'pending');
-    const usual = pending.filter((acceptance) => partIdsOf(acceptance).length === 0 && compare(messages.get(acceptance.messageId)!.cost, acceptance.price) === 0);
+    const usual = pending.filter(
+      (acceptance) => partIdsOf(acceptance).length === 0 && compare(messages.get(acceptance.messageId)!.cost, acceptance.price) === 0,
+    );
     const settledMeanwhile = acceptances.filter((acceptance) => !pending.includes(acceptance));
     // Side by side (one round trip on a pipelining connection): each pending message is locked, so
     // all of them move to sent with their submissions, and the upstream ids are locked, so their
     // early reports are theirs to take.
     const [sent, early] = await sideBySide([
-      moveMessagesToSent(trx, jobs, usual.map(({ messageId, route, accepted, submission }) => ({ id: messageId, route_id: route.id, provider_message_id: accepted.providerMessageId, attempt_id: submission.attemptId, duration_ms: submission.durationMs }))),
-      takeEarlyReportsOf(trx, usual.map(({ route, accepted }) => ({ routeId: route.id, providerMessageId: accepted.providerMessageId }))),
+      moveMessagesToSent(
+        trx,
+        jobs,
+        usual.map(({ messageId, route, accepted, submission }) => ({
+          id: messageId,
+          route_id: route.id,
+          provider_message_id: accepted.providerMessageId,
+          attempt_id: submission.attemptId,
+          duration_ms: submission.durationMs,
+        })),
+      ),
+      takeEarlyReportsOf(
+        trx,
+        usual.map(({ route, accepted }) => ({ routeId: route.id, providerMessageId: accepted.providerMessageId })),
+      ),
       ...settledMeanwhile.map(({ submission }) => settleSubmission(trx, submission.attemptId, { outcome: 'accepted', durationMs: submission.durationMs })),
     ]);
     for (const message of sent) {
-      for (const report of early.get(`${message.route_id}:${message.provider_message_id}`) ?? []) await applyReport(trx, jobs, message, report as unknown as DeliveryReport);
+      for (const report of early.get(`${message.route_id}:${message.provider_message_id}`) ?? [])
+        await applyReport(trx, jobs, message, report as unknown as DeliveryReport);
     }
-    for (const acceptance of pending.filter((candidate) => !usual.includes(candidate))) await recordParticularAcceptance(trx, jobs, messages.get(acceptance.messageId)!, acceptance);
+    for (const acceptance of pending.filter((candidate) => !usual.includes(candidate)))
+      await recordParticularAcceptance(trx, jobs, messages.get(acceptance.messageId)!, acceptance);
   });
   return acceptances.map(() => undefined);
 }
 
 /** An acceptance that refunds part of the charge, or of a message sent in parts, whose reports are kept by part. */
-async function recordParticularAcceptance(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, { messageId, route, price, accepted, submission }: Acceptance): Promise<void> {
+async function recordParticularAcceptance(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  message: MessageRow,
+  { messageId, route, price, accepted, submission }: Acceptance,
+): Promise<void> {
   await settleSubmission(trx, submission.attemptId, { outcome: 'accepted', durationMs: submission.durationMs });
   const excess = fromUnits(toUnits(message.cost) - toUnits(price));
   if (compare(excess, '0') > 0) await settle(trx, message, excess, 'refund', `Carried by a cheaper route to ${message.to}`);
-  const sent = await moveMessage(trx, jobs, messageId, 'sent', { error: null, route_id: route.id, provider_message_id: accepted.providerMessageId, sent_at: new Date(), cost: compare(excess, '0') > 0 ? price : message.cost });
+  const sent = await moveMessage(trx, jobs, messageId, 'sent', {
+    error: null,
+    route_id: route.id,
+    provider_message_id: accepted.providerMessageId,
+    sent_at: new Date(),
+    cost: compare(excess, '0') > 0 ? price : message.cost,
+  });
   if (!sent) return;
   const partIds = partIdsOf({ messageId, route, price, accepted, submission });
   if (partIds.length === 0) {
-    for (const report of await takeEarlyReports(trx, route.id, accepted.providerMessageId)) await applyReport(trx, jobs, sent, report as unknown as DeliveryReport);
+    for (const report of await takeEarlyReports(trx, route.id, accepted.providerMessageId))
+      await applyReport(trx, jobs, sent, report as unknown as DeliveryReport);
     return;
   }
   await insertParts(trx, messageId, route.id, partIds);
@@ -136,7 +186,13 @@ async function recordParticularAcceptance(trx: Knex.Transaction, jobs: JobQueue,
  * The message failed without any upstream having taken it for certain: it becomes failed and
  * its charge is refunded. The submission that ended it, if one did, is settled with it.
  */
-export async function recordFailure(db: Knex, jobs: JobQueue, messageId: string, error: MessageError, submission?: Submission & SubmissionResult): Promise<void> {
+export async function recordFailure(
+  db: Knex,
+  jobs: JobQueue,
+  messageId: string,
+  error: MessageError,
+  submission?: Submission & SubmissionResult,
+): Promise<void> {
   await db.transaction(async (trx) => {
     const message = (await findMessageById(trx, messageId, true)) as MessageRow;
     if (submission) await settleSubmission(trx, submission.attemptId, submission);
@@ -187,7 +243,11 @@ export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: R
   });
   await db.transaction(async (trx) => {
     for (const round of rounds) {
-      const answers = await recordRound(trx, jobs, round.map((index) => reports[index]));
+      const answers = await recordRound(
+        trx,
+        jobs,
+        round.map((index) => reports[index]),
+      );
       round.forEach((index, position) => (recorded[index] = answers[position]));
     }
   });
@@ -203,7 +263,14 @@ export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: R
 async function recordRound(trx: Knex.Transaction, jobs: JobQueue, reports: RouteReport[]): Promise<RecordedReport[]> {
   const upstreamIds = reports.map(({ routeId, report }) => ({ routeId, providerMessageId: report.providerMessageId }));
   const byUpstreamId = await lockProviderMessagesThen<MessageByUpstreamId>(trx, upstreamIds, messagesByProviderIdsLocked(upstreamIds));
-  const wholes = new Map(byUpstreamId.filter((row) => !row.upstream_id_is_part).map(({ upstream_id_is_part: _, ...message }) => [upstreamKey({ routeId: message.route_id as number, providerMessageId: message.provider_message_id as string }), message]));
+  const wholes = new Map(
+    byUpstreamId
+      .filter((row) => !row.upstream_id_is_part)
+      .map(({ upstream_id_is_part: _, ...message }) => [
+        upstreamKey({ routeId: message.route_id as number, providerMessageId: message.provider_message_id as string }),
+        message,
+      ]),
+  );
   // A part other than the first is found by no message: only then are the parts read on their own.
   const unmatched = upstreamIds.filter((id) => !wholes.has(upstreamKey(id)));
   const parts = new Map<string, PartRow>();
@@ -226,7 +293,10 @@ async function recordRound(trx: Knex.Transaction, jobs: JobQueue, reports: Route
   // Side by side: reports kept for later and messages moved concern different upstream ids. A
   // report for a message already final (a repeat, or a late one) changes nothing.
   const [, moved] = await sideBySide([
-    keepEarlyReports(trx, reports.flatMap(({ routeId, report }, index) => (keep(index) ? [{ routeId, providerMessageId: report.providerMessageId, report }] : []))),
+    keepEarlyReports(
+      trx,
+      reports.flatMap(({ routeId, report }, index) => (keep(index) ? [{ routeId, providerMessageId: report.providerMessageId, report }] : [])),
+    ),
     moveMessagesOnReports(
       trx,
       jobs,
@@ -256,10 +326,27 @@ async function recordRound(trx: Knex.Transaction, jobs: JobQueue, reports: Route
  * was refunded, with a ledger row that says why (when the balance no longer covers it, it is
  * delivered uncharged). Its message.delivered event follows.
  */
-async function recordLateDelivery(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, routeId: number, report: DeliveryReport): Promise<MessageRow | undefined> {
+async function recordLateDelivery(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  message: MessageRow,
+  routeId: number,
+  report: DeliveryReport,
+): Promise<MessageRow | undefined> {
   const refunded = await refundedFor(trx, message.id);
-  const debit = { kind: 'debit' as const, amount: negate(refunded), messageId: message.id, description: `Charged again: the upstream delivered the message to ${message.to} after its answer was lost` };
+  const debit = {
+    kind: 'debit' as const,
+    amount: negate(refunded),
+    messageId: message.id,
+    description: `Charged again: the upstream delivered the message to ${message.to} after its answer was lost`,
+  };
   const charged = compare(refunded, '0') > 0 && (await moveBalance(trx, jobs, message.account_id, [debit])) !== null;
   const { changes } = reportChange(report);
-  return moveLateDelivered(trx, jobs, message.id, { ...changes, error: null, route_id: routeId, provider_message_id: report.providerMessageId, cost: charged ? refunded : message.cost });
+  return moveLateDelivered(trx, jobs, message.id, {
+    ...changes,
+    error: null,
+    route_id: routeId,
+    provider_message_id: report.providerMessageId,
+    cost: charged ? refunded : message.cost,
+  });
 }

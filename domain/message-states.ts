@@ -21,7 +21,13 @@ const MOVES: Record<Exclude<MessageStatus, 'pending'>, { from: MessageStatus; ev
 export type MessageChanges = Partial<Pick<MessageRow, 'route_id' | 'provider_message_id' | 'cost' | 'error' | 'sent_at' | 'delivered_at' | 'failed_at'>>;
 
 /** Moves a message to `to` with its changes and records the move's event; undefined when the message was not in the state the move starts from. */
-export async function moveMessage(trx: Knex.Transaction, jobs: JobQueue, id: string, to: Exclude<MessageStatus, 'pending'>, changes: MessageChanges): Promise<MessageRow | undefined> {
+export async function moveMessage(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  id: string,
+  to: Exclude<MessageStatus, 'pending'>,
+  changes: MessageChanges,
+): Promise<MessageRow | undefined> {
   const { from, event } = MOVES[to];
   const moved = await moveMessageStatus(trx, id, from, to, changes);
   if (moved) await recordEvents(trx, jobs, [{ message: moved, type: event }]);
@@ -38,13 +44,21 @@ export async function moveLateDelivered(trx: Knex.Transaction, jobs: JobQueue, i
 /** moveMessage to sent for several pending messages, with one statement and one insert of events. */
 export async function moveMessagesToSent(trx: Knex.Transaction, jobs: JobQueue, sends: Parameters<typeof markMessagesSent>[1]): Promise<MessageRow[]> {
   const moved = await markMessagesSent(trx, sends);
-  await recordEvents(trx, jobs, moved.map((message) => ({ message, type: MOVES.sent.event })));
+  await recordEvents(
+    trx,
+    jobs,
+    moved.map((message) => ({ message, type: MOVES.sent.event })),
+  );
   return moved;
 }
 
 /** moveMessage to the final status a delivery report gives, for several sent messages, with one statement and one insert of events. */
 export async function moveMessagesOnReports(trx: Knex.Transaction, jobs: JobQueue, reports: Parameters<typeof markMessagesReported>[1]): Promise<MessageRow[]> {
   const moved = await markMessagesReported(trx, reports);
-  await recordEvents(trx, jobs, moved.map((message) => ({ message, type: MOVES[message.status as 'delivered' | 'undelivered'].event })));
+  await recordEvents(
+    trx,
+    jobs,
+    moved.map((message) => ({ message, type: MOVES[message.status as 'delivered' | 'undelivered'].event })),
+  );
   return moved;
 }

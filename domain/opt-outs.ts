@@ -35,7 +35,11 @@ export const optOutView = (row: OptOutRow): OptOutView => ({
 export async function optOutMany(trx: Knex.Transaction, jobs: JobQueue, accountId: string, numbers: string[], change: OptOutChange): Promise<OptOutRow[]> {
   await lockNumbersExclusively(trx, accountId, numbers);
   const inserted = await insertOptOuts(trx, accountId, numbers, change);
-  await recordSubjectEvents(trx, jobs, inserted.map((row) => ({ accountId, type: 'recipient.opted_out' as const, data: { ...optOutView(row) } })));
+  await recordSubjectEvents(
+    trx,
+    jobs,
+    inserted.map((row) => ({ accountId, type: 'recipient.opted_out' as const, data: { ...optOutView(row) } })),
+  );
   return inserted;
 }
 
@@ -49,7 +53,13 @@ export async function optOut(trx: Knex.Transaction, jobs: JobQueue, accountId: s
  * removed. A keyword opt-in undoes only an opt-out that came by keyword: one imported or set by
  * the account stands until the account removes it. Emits recipient.opted_in (data: the opt-out undone).
  */
-export async function removeOptOut(trx: Knex.Transaction, jobs: JobQueue, accountId: string, number: string, change: OptOutChange): Promise<OptOutRow | undefined> {
+export async function removeOptOut(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  accountId: string,
+  number: string,
+  change: OptOutChange,
+): Promise<OptOutRow | undefined> {
   await lockNumbersExclusively(trx, accountId, [number]);
   const removed = await deleteOptOut(trx, accountId, number, change, change.source === 'keyword' ? 'keyword' : undefined);
   if (removed) await recordSubjectEvents(trx, jobs, [{ accountId, type: 'recipient.opted_in', data: { ...optOutView(removed) } }]);
@@ -57,7 +67,13 @@ export async function removeOptOut(trx: Knex.Transaction, jobs: JobQueue, accoun
 }
 
 /** Undoes an opt-out (a keyword opt-in undoes only one that came by keyword); false if nothing changed. Emits recipient.opted_in. */
-export async function optIn(trx: Knex.Transaction, jobs: JobQueue, accountId: string, number: string, change: { source: OptOutSource; keyword?: string | null }): Promise<boolean> {
+export async function optIn(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  accountId: string,
+  number: string,
+  change: { source: OptOutSource; keyword?: string | null },
+): Promise<boolean> {
   return (await removeOptOut(trx, jobs, accountId, number, change)) !== undefined;
 }
 
@@ -74,10 +90,17 @@ export interface ImportResult {
  * in request order: added, unchanged (already opted out, or earlier in the request) or failed (not
  * a number that can exist). One transaction and one insert for all of them.
  */
-export async function importOptOuts(db: Knex, jobs: JobQueue, accountId: string, request: { numbers: string[]; reason?: string | null }): Promise<ImportResult[]> {
+export async function importOptOuts(
+  db: Knex,
+  jobs: JobQueue,
+  accountId: string,
+  request: { numbers: string[]; reason?: string | null },
+): Promise<ImportResult[]> {
   const problems = request.numbers.map(numberProblem);
   const valid = request.numbers.filter((_, index) => problems[index] === null);
-  const added = await db.transaction(async (trx) => new Set((await optOutMany(trx, jobs, accountId, valid, { source: 'api', reason: request.reason ?? null })).map((row) => row.number)));
+  const added = await db.transaction(
+    async (trx) => new Set((await optOutMany(trx, jobs, accountId, valid, { source: 'api', reason: request.reason ?? null })).map((row) => row.number)),
+  );
   const reported = new Set<string>();
   return request.numbers.map((number, index) => {
     const problem = problems[index];

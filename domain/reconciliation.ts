@@ -13,6 +13,13 @@ const STRANDED_AFTER_MS = 60_000;
  */
 export async function reconcileMessages(db: Knex, jobs: JobQueue, now = new Date()): Promise<number> {
   const ids = await strandedMessageIds(db, new Date(now.getTime() - STRANDED_AFTER_MS));
-  if (ids.length > 0) await db.transaction((trx) => jobs.enqueueMany(trx, 'sendMessage', ids.map((id) => ({ message_ids: [id] }))));
+  if (ids.length > 0)
+    await db.transaction((trx) =>
+      jobs.enqueueMany(
+        trx,
+        'sendMessage',
+        ids.map((id) => ({ message_ids: [id] })),
+      ),
+    );
   return ids.length;
 }

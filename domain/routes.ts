@@ -36,7 +36,10 @@ async function saving<T>(write: () => Promise<T>, name: string | undefined): Pro
   }
 }
 
-export async function createRoute(db: Knex, request: Required<Pick<RouteRequest, 'name' | 'provider' | 'config' | 'price_per_segment'>> & RouteRequest): Promise<RouteRow> {
+export async function createRoute(
+  db: Knex,
+  request: Required<Pick<RouteRequest, 'name' | 'provider' | 'config' | 'price_per_segment'>> & RouteRequest,
+): Promise<RouteRow> {
   checkConfig(request.provider, request.config);
   const fields = { prefixes: [], is_active: true, ...fieldsOf(request) } as RouteFields;
   // The delivery-report URL of a route carries this secret, so that only its provider can post to it.

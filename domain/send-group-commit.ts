@@ -44,7 +44,14 @@ export class SendGroupCommit {
     let together = sends.map((_, index) => index);
     while (together.length > 0) {
       try {
-        const answers = await this.#db.transaction((trx) => acceptBatch(trx, this.#jobs, together.map((index) => sends[index]), 'whole'));
+        const answers = await this.#db.transaction((trx) =>
+          acceptBatch(
+            trx,
+            this.#jobs,
+            together.map((index) => sends[index]),
+            'whole',
+          ),
+        );
         together.forEach((index, position) => {
           const answer = answers[position];
           outcomes[index] = 'refusal' in answer ? answer.refusal : answer.message;

@@ -23,18 +23,34 @@ const NOTHING_COUNTED: SendAllowance = { giveBack: async () => {} };
  * month holds so far); its rows stay locked to the commit, so concurrent sends through the key
  * are counted exactly.
  */
-export async function checkSendLimits(trx: Knex, key: Pick<ApiKeyRow, 'id' | 'daily_limit' | 'monthly_limit'>, count: number, now = new Date()): Promise<SendAllowance> {
+export async function checkSendLimits(
+  trx: Knex,
+  key: Pick<ApiKeyRow, 'id' | 'daily_limit' | 'monthly_limit'>,
+  count: number,
+  now = new Date(),
+): Promise<SendAllowance> {
   if (count === 0 || (key.daily_limit === null && key.monthly_limit === null)) return NOTHING_COUNTED;
   const limits = [
     { period: 'day' as const, startsOn: utcDate(now), limit: key.daily_limit, end: startOfNextDay(now), code: 'daily_limit_exceeded', name: 'day' },
-    { period: 'month' as const, startsOn: utcDate(startOfMonth(now)), limit: key.monthly_limit, end: startOfNextMonth(now), code: 'monthly_limit_exceeded', name: 'month' },
+    {
+      period: 'month' as const,
+      startsOn: utcDate(startOfMonth(now)),
+      limit: key.monthly_limit,
+      end: startOfNextMonth(now),
+      code: 'monthly_limit_exceeded',
+      name: 'month',
+    },
   ];
   const windows = limits.filter((window): window is typeof window & SendWindow => window.limit !== null);
   const counted = new Set<SendPeriod>(await addKeySends(trx, key.id, windows, count));
   const refused = windows.find((window) => !counted.has(window.period));
   if (refused) {
     const used = await keySendCount(trx, key.id, refused);
-    throw tooManyRequests(refused.code, `This key may send ${refused.limit} messages per UTC ${refused.name}; ${used} sent, ${count} more asked.`, (refused.end.getTime() - now.getTime()) / 1000);
+    throw tooManyRequests(
+      refused.code,
+      `This key may send ${refused.limit} messages per UTC ${refused.name}; ${used} sent, ${count} more asked.`,
+      (refused.end.getTime() - now.getTime()) / 1000,
+    );
   }
   return { giveBack: async (back) => (back > 0 ? removeKeySends(trx, key.id, windows, back) : undefined) };
 }

@@ -21,7 +21,8 @@ export function inferSenderType(senderId: string): SenderType {
 export function senderIdProblem(senderId: string, type: SenderType): string | null {
   switch (type) {
     case 'alphanumeric':
-      if (!/^[A-Za-z0-9 ]+$/.test(senderId) || !/[A-Za-z]/.test(senderId)) return 'An alphanumeric sender ID has letters, digits and spaces, with at least one letter.';
+      if (!/^[A-Za-z0-9 ]+$/.test(senderId) || !/[A-Za-z]/.test(senderId))
+        return 'An alphanumeric sender ID has letters, digits and spaces, with at least one letter.';
       if (senderId.length > ALPHANUMERIC_MAX) return `An alphanumeric sender ID has at most ${ALPHANUMERIC_MAX} characters.`;
       return null;
     case 'short_code':

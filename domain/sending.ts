@@ -140,7 +140,12 @@ function newMessage(item: SendItem, plan: SegmentPlan, country: string | null, c
 }
 
 /** What accepting a message to `to` takes from its account's balance. */
-const debitFor = ({ id, cost, item }: Checked): Omit<LedgerChange, 'accountId'> => ({ kind: 'debit', amount: negate(cost), messageId: id, description: `Message to ${item.request.to}` });
+const debitFor = ({ id, cost, item }: Checked): Omit<LedgerChange, 'accountId'> => ({
+  kind: 'debit',
+  amount: negate(cost),
+  messageId: id,
+  description: `Message to ${item.request.to}`,
+});
 
 const BALANCE_REFUSAL = { type: 'balance_error' as const, code: 'insufficient_balance', message: 'The balance did not cover this recipient.' };
 
@@ -181,7 +186,13 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
   for (const accountId of [...byAccount.keys()].sort()) {
     const ofAccount = byAccount.get(accountId)!;
     const checkOptOuts = ofAccount.some(([, item]) => !item.optOutConfirmation);
-    const checks = await readSendChecks(trx, accountId, ofAccount.map(([, item]) => item.request.from), ofAccount.map(([, item]) => item.request.to), checkOptOuts);
+    const checks = await readSendChecks(
+      trx,
+      accountId,
+      ofAccount.map(([, item]) => item.request.from),
+      ofAccount.map(([, item]) => item.request.to),
+      checkOptOuts,
+    );
     for (const [index, item] of ofAccount) {
       try {
         checked.push({ index, item, ...checkItem(item, checks, plans), id: newId('msg') });
@@ -213,20 +224,35 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
   // charges take one round trip; none waits on what another answers, and none takes a lock that
   // conflicts with another's.
   const [stored, , ...balances] = await sideBySide([
-    insertMessages(trx, [...accepted.map(({ item, plan, country, cost, id }) => newMessage(item, plan, country, cost, id)), ...refusedRows.map(({ row }) => row)]),
-    jobs.enqueueMany(trx, 'sendMessage', groups.map(({ data }) => data), (_, index) => groups[index].options),
+    insertMessages(trx, [
+      ...accepted.map(({ item, plan, country, cost, id }) => newMessage(item, plan, country, cost, id)),
+      ...refusedRows.map(({ row }) => row),
+    ]),
+    jobs.enqueueMany(
+      trx,
+      'sendMessage',
+      groups.map(({ data }) => data),
+      (_, index) => groups[index].options,
+    ),
     ...charges.map(({ accountId, changes }) => moveBalance(trx, jobs, accountId, changes)),
   ]);
   const uncovered = charges.filter((_, index) => balances[index] === null);
   if (uncovered.length > 0) {
     const [first] = uncovered;
-    throw new BatchRefused(await insufficientFor(trx, first.account, first.total), uncovered.map(({ accountId }) => accountId));
+    throw new BatchRefused(
+      await insufficientFor(trx, first.account, first.total),
+      uncovered.map(({ accountId }) => accountId),
+    );
   }
 
   const rows = new Map((stored as MessageRow[]).map((row) => [row.id, row]));
   for (const { index, id } of accepted) outcomes[index] = { message: rows.get(id)! };
   for (const { index, row } of refusedRows) outcomes[index] = { ...outcomes[index], message: rows.get(row.id)! };
-  await recordEvents(trx, jobs, refusedRows.map(({ row }) => ({ message: rows.get(row.id)!, type: 'message.failed' as const })));
+  await recordEvents(
+    trx,
+    jobs,
+    refusedRows.map(({ row }) => ({ message: rows.get(row.id)!, type: 'message.failed' as const })),
+  );
   return outcomes;
 }
 
@@ -285,7 +311,13 @@ async function acceptOne(trx: Knex.Transaction, jobs: JobQueue, item: SendItem):
  * Accepts one message in the caller's transaction: charges it, stores it as pending and enqueues
  * its send job. Any refusal is thrown before anything is written, or rolls the transaction back.
  */
-export function acceptMessage(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: SendRequest, options: { optOutConfirmation?: boolean } = {}): Promise<MessageRow> {
+export function acceptMessage(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  sender: SendingCaller,
+  request: SendRequest,
+  options: { optOutConfirmation?: boolean } = {},
+): Promise<MessageRow> {
   return acceptOne(trx, jobs, { sender, request, ...options });
 }
 
@@ -301,11 +333,21 @@ export interface BulkOutcome {
  * the balance is charged in request order while it lasts. A refusal of the request itself (its
  * body, sender or route) refuses the whole bulk.
  */
-export async function acceptBulk(trx: Knex.Transaction, jobs: JobQueue, sender: SendingCaller, request: Omit<SendRequest, 'to'> & { recipients: string[] }): Promise<BulkOutcome> {
+export async function acceptBulk(
+  trx: Knex.Transaction,
+  jobs: JobQueue,
+  sender: SendingCaller,
+  request: Omit<SendRequest, 'to'> & { recipients: string[] },
+): Promise<BulkOutcome> {
   const { recipients, ...common } = request;
   let outcomes: SendOutcome[];
   try {
-    outcomes = await acceptBatch(trx, jobs, recipients.map((to) => ({ sender, request: { ...common, to } })), 'while-covered');
+    outcomes = await acceptBatch(
+      trx,
+      jobs,
+      recipients.map((to) => ({ sender, request: { ...common, to } })),
+      'while-covered',
+    );
   } catch (error) {
     throw error instanceof BatchRefused ? error.refusal : error;
   }

@@ -1,5 +1,14 @@
 import type { Knex } from 'knex';
-import { foldMessageStats, forEachBucketCount, forEachPair, readMessageStats, type StatsDimension, type StatsKey, type StatsRow, type StatsSelection } from '../db/message-stats.ts';
+import {
+  foldMessageStats,
+  forEachBucketCount,
+  forEachPair,
+  readMessageStats,
+  type StatsDimension,
+  type StatsKey,
+  type StatsRow,
+  type StatsSelection,
+} from '../db/message-stats.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../db/messages.ts';
 import { invalidRequest } from './errors.ts';
 import { fromUnits, toUnits } from './money.ts';
@@ -130,7 +139,10 @@ function figuresOf(tally: Tally): StatsFigures {
     byStatus: tally.byStatus,
     deliveryRate: settled === 0 ? null : Math.round((delivered / settled) * 10_000) / 10_000,
     // A code whose failures all moved on (a stripe counted one, another took it back) sums to 0.
-    failures: [...tally.failures].filter(([, count]) => count !== 0).map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
+    failures: [...tally.failures]
+      .filter(([, count]) => count !== 0)
+      .map(([code, count]) => ({ code, count }))
+      .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
     cost: fromUnits(tally.cost),
     latencyMs: { p50: quantile(tally.latency, tally.delivered, 0.5), p95: quantile(tally.latency, tally.delivered, 0.95) },
   };

@@ -37,7 +37,11 @@ export class SubmissionBatches {
       run: (accountIds) => sendingStateOfAccounts(db, accountIds),
       runOne: async (accountId) => (await sendingStateOfAccounts(db, [accountId]))[0],
     });
-    this.begun = new Batcher({ ...BATCH, run: (submissions) => beginSubmissions(db, submissions), runOne: ({ messageId, routeId }) => beginSubmission(db, messageId, routeId) });
+    this.begun = new Batcher({
+      ...BATCH,
+      run: (submissions) => beginSubmissions(db, submissions),
+      runOne: ({ messageId, routeId }) => beginSubmission(db, messageId, routeId),
+    });
     this.acceptances = new Batcher({
       ...BATCH,
       run: (acceptances) => recordAcceptances(db, jobs, acceptances),

@@ -46,7 +46,8 @@ async function routesAfterEarlierTries(db: Knex, earlier: SubmissionRow[], route
     }
     const route = routes.find((candidate) => candidate.id === submission.route_id) ?? (await findRoute(db, submission.route_id));
     const rule = afterUnknownOutcome(route);
-    if (rule === 'fail') return { failWith: unknownOutcomeError(submission.route_id, submission.outcome === 'submitting' ? DIED_MID_SUBMIT.toLowerCase() : 'no answer') };
+    if (rule === 'fail')
+      return { failWith: unknownOutcomeError(submission.route_id, submission.outcome === 'submitting' ? DIED_MID_SUBMIT.toLowerCase() : 'no answer') };
     if (rule === 'retry_same_route') {
       allowed = allowed.filter((candidate) => candidate.id === submission.route_id);
       if (allowed.length === 0) return { failWith: unknownOutcomeError(submission.route_id, 'the route can no longer carry it') };

@@ -54,7 +54,14 @@ async function abandonAndCount(trx: Knex.Transaction, rules: Pick<DeliveryRules,
  * which is disabled (its pending deliveries abandoned) at `disableAfter`. Counting deliveries,
  * not attempts, keeps a short outage during a burst from disabling an endpoint.
  */
-export async function recordWebhookAttempt(db: Knex, jobs: JobQueue, rules: DeliveryRules, deliveryId: number, attempt: number, result: AttemptResult): Promise<void> {
+export async function recordWebhookAttempt(
+  db: Knex,
+  jobs: JobQueue,
+  rules: DeliveryRules,
+  deliveryId: number,
+  attempt: number,
+  result: AttemptResult,
+): Promise<void> {
   await db.transaction(async (trx) => {
     const delivery = await findDelivery(trx, deliveryId, true);
     // Another run of the same attempt (a job retried after its process died) already recorded it.

@@ -54,7 +54,9 @@ const subscribes = (endpoint: Pick<EndpointRow, 'events'>, type: string) => endp
  */
 export async function fanOut(trx: Knex.Transaction, jobs: JobQueue, events: EventRow[], endpoints: FanOutEndpoint[]): Promise<void> {
   const deliveries = events.flatMap((event) =>
-    endpoints.filter((endpoint) => endpoint.account_id === event.account_id && subscribes(endpoint, event.type)).map((endpoint) => ({ endpoint_id: endpoint.id, event_id: event.id })),
+    endpoints
+      .filter((endpoint) => endpoint.account_id === event.account_id && subscribes(endpoint, event.type))
+      .map((endpoint) => ({ endpoint_id: endpoint.id, event_id: event.id })),
   );
   await deliver(trx, jobs, endpoints, deliveries);
 }
@@ -119,7 +121,9 @@ export async function sendTestEvent(db: Knex, jobs: JobQueue, accountId: string,
     const endpoint = await lockEndpoint(trx, accountId, id);
     if (!endpoint) throw notFound('webhook_endpoint', id);
     if (!endpoint.is_active) throw conflict(`The webhook endpoint '${id}' is disabled; enable it before sending it a test event.`, 'invalid_state_transition');
-    const [event] = await insertEvents(trx, [{ id: newId('evt'), account_id: accountId, type: 'webhook.test', message_id: null, data: { object: 'webhook_test', endpoint_id: id } }]);
+    const [event] = await insertEvents(trx, [
+      { id: newId('evt'), account_id: accountId, type: 'webhook.test', message_id: null, data: { object: 'webhook_test', endpoint_id: id } },
+    ]);
     await deliver(trx, jobs, [endpoint], [{ endpoint_id: id, event_id: event.id }]);
     return event;
   });

@@ -24,7 +24,10 @@ export const sendMessage: CustomerHandler<'sendMessage'> = async ({ body, header
 export const sendBulkMessages: CustomerHandler<'sendBulkMessages'> = async ({ body, headers }, { services, caller }) => {
   const outcome = await idempotently(services.db, caller.account.id, idempotencyKey(headers), requestFingerprint('sendBulkMessages', body), async (trx) => {
     const bulk = await acceptBulk(trx, services.jobs, caller, body);
-    return { status: 201, data: { object: 'bulk_result' as const, total: bulk.messages.length, sent: bulk.accepted, failed: bulk.failed, messages: bulk.messages.map(toMessage) } };
+    return {
+      status: 201,
+      data: { object: 'bulk_result' as const, total: bulk.messages.length, sent: bulk.accepted, failed: bulk.failed, messages: bulk.messages.map(toMessage) },
+    };
   });
   return { status: 201, data: outcome.data, ...(outcome.replayed && { headers: replayHeaders }) };
 };

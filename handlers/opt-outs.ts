@@ -13,7 +13,10 @@ export const listOptOuts: CustomerHandler<'listOptOuts'> = async ({ query }, { s
 export const createOptOuts: CustomerHandler<'createOptOuts'> = async ({ body }, { services, caller }) => {
   const results = await importOptOuts(services.db, services.jobs, caller.account.id, body);
   const count = (status: string) => results.filter((result) => result.status === status).length;
-  return { status: 200, data: { object: 'opt_out_import', total: results.length, added: count('added'), unchanged: count('unchanged'), failed: count('failed'), results } };
+  return {
+    status: 200,
+    data: { object: 'opt_out_import', total: results.length, added: count('added'), unchanged: count('unchanged'), failed: count('failed'), results },
+  };
 };
 
 export const deleteOptOut: CustomerHandler<'deleteOptOut'> = async ({ params }, { services, caller }) => {

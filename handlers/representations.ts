@@ -185,7 +185,13 @@ export const toKeywordSettings = (settings: KeywordSettings): Schemas['KeywordSe
     reply: replyText(settings, kind),
     reply_is_default: settings.replies[kind] === null,
   });
-  return { object: 'keyword_settings', opt_out: list('opt_out'), opt_in: list('opt_in'), help: list('help'), updated_at: settings.updatedAt && iso(settings.updatedAt) };
+  return {
+    object: 'keyword_settings',
+    opt_out: list('opt_out'),
+    opt_in: list('opt_in'),
+    help: list('help'),
+    updated_at: settings.updatedAt && iso(settings.updatedAt),
+  };
 };
 
 export const toWebhookAttempt = (row: AttemptRow): Schemas['WebhookAttempt'] => ({

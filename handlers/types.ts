@@ -22,9 +22,8 @@ export type Result<O extends OperationId> = { headers?: Record<string, string> }
     : { status: S; data: EnvelopeData<JsonContent<Responses<O>[S]>>; pagination: EnvelopePagination<JsonContent<Responses<O>[S]>> };
 }[SuccessStatus<O>];
 
-type Parameters<O extends OperationId, In extends string> = operations[O]['parameters'] extends Record<In, infer P>
-  ? [P] extends [undefined] ? Record<string, never> : NonNullable<P>
-  : Record<string, never>;
+type Parameters<O extends OperationId, In extends string> =
+  operations[O]['parameters'] extends Record<In, infer P> ? ([P] extends [undefined] ? Record<string, never> : NonNullable<P>) : Record<string, never>;
 
 /**
  * The query parameters openapi.yaml gives a default: request validation fills them in

@@ -1,7 +1,15 @@
 import { deleteEndpoint, findEndpoint, listAttempts, listEndpoints } from '../db/webhooks.ts';
 import { notFound } from '../domain/errors.ts';
 import { changeEndpoint, createEndpoint, rotateSigningSecret, sendTestEvent } from '../domain/webhooks.ts';
-import { deleted, toEvent, toPagination, toRotatedWebhookEndpoint, toWebhookAttempt, toWebhookEndpoint, toWebhookEndpointWithSecret } from './representations.ts';
+import {
+  deleted,
+  toEvent,
+  toPagination,
+  toRotatedWebhookEndpoint,
+  toWebhookAttempt,
+  toWebhookEndpoint,
+  toWebhookEndpointWithSecret,
+} from './representations.ts';
 import type { CustomerHandler, Schemas } from './types.ts';
 
 export const listWebhookEndpoints: CustomerHandler<'listWebhookEndpoints'> = async (_request, { services, caller }) => ({

@@ -52,11 +52,22 @@ export async function attemptDelivery(deps: WebhookDependencies, deliveryId: num
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,
     // While a rotated-out secret is within its grace period, the delivery is signed with both.
-    [SIGNATURE_HEADER]: signPayload(rawBody, [delivery.signing_secret, ...(delivery.previous_signing_secret === null ? [] : [delivery.previous_signing_secret])], Math.floor(Date.now() / 1000)),
+    [SIGNATURE_HEADER]: signPayload(
+      rawBody,
+      [delivery.signing_secret, ...(delivery.previous_signing_secret === null ? [] : [delivery.previous_signing_secret])],
+      Math.floor(Date.now() / 1000),
+    ),
   };
   const result = await postWebhook(delivery.url, rawBody, headers, { timeoutMs: deps.settings.timeoutMs, allowPrivate: deps.settings.allowPrivate });
   const attempt = delivery.attempts + 1;
-  deps.onAttempt?.({ endpointId: delivery.endpoint_id, eventId: delivery.event_id, deliveryId, attempt, final: attempt >= deps.settings.retrySchedule.length, result });
+  deps.onAttempt?.({
+    endpointId: delivery.endpoint_id,
+    eventId: delivery.event_id,
+    deliveryId,
+    attempt,
+    final: attempt >= deps.settings.retrySchedule.length,
+    result,
+  });
   await recordWebhookAttempt(deps.db, deps.jobs, deps.settings, deliveryId, attempt, result);
 }
 

@@ -20,20 +20,24 @@ const SEND_POLL_MS = 2000;
 
 export function startSendWorker(dispatchers: JobDispatchers, deps: SendDependencies): void {
   const submit = { ...deps, batches: new SubmissionBatches(deps.db, deps.jobs) };
-  dispatchers.run<SendJobData>(QUEUES.sendMessage.name, { concurrency: SEND_SLOTS, pollMs: SEND_POLL_MS, fetch: { groupConcurrency: ROUTE_CONCURRENCY } }, async (job) => {
-    const retriesSpent = job.retryCount >= job.retryLimit;
-    const accountId = accountIdOf(job.data);
-    const outcomes = await Promise.all(
-      messageIdsOf(job.data).map((messageId) =>
-        submitMessage(submit, messageId, retriesSpent, accountId).catch((error: unknown) => {
-          deps.onError(error, messageId);
-          return 'failed' as const;
-        }),
-      ),
-    );
-    // Thrown, the job fails and pg-boss retries it with backoff until its retry limit; its
-    // messages that are no longer pending are skipped then.
-    if (outcomes.includes('failed')) throw new Error('sending a message failed unexpectedly');
-    if (outcomes.includes('retry')) throw new Error('no eligible route took a message yet');
-  });
+  dispatchers.run<SendJobData>(
+    QUEUES.sendMessage.name,
+    { concurrency: SEND_SLOTS, pollMs: SEND_POLL_MS, fetch: { groupConcurrency: ROUTE_CONCURRENCY } },
+    async (job) => {
+      const retriesSpent = job.retryCount >= job.retryLimit;
+      const accountId = accountIdOf(job.data);
+      const outcomes = await Promise.all(
+        messageIdsOf(job.data).map((messageId) =>
+          submitMessage(submit, messageId, retriesSpent, accountId).catch((error: unknown) => {
+            deps.onError(error, messageId);
+            return 'failed' as const;
+          }),
+        ),
+      );
+      // Thrown, the job fails and pg-boss retries it with backoff until its retry limit; its
+      // messages that are no longer pending are skipped then.
+      if (outcomes.includes('failed')) throw new Error('sending a message failed unexpectedly');
+      if (outcomes.includes('retry')) throw new Error('no eligible route took a message yet');
+    },
+  );
 }

@@ -106,12 +106,7 @@ function withContentLength(headers: Record<string, string>, length: number): Rec
  * arrives within timeoutMs. Redirects are not followed: the receiver must give the URL it
  * answers on, and following one would bypass the creation-time check. Never throws.
  */
-export async function postWebhook(
-  url: string,
-  rawBody: string,
-  headers: Record<string, string>,
-  options: WebhookPostOptions,
-): Promise<WebhookPostResult> {
+export async function postWebhook(url: string, rawBody: string, headers: Record<string, string>, options: WebhookPostOptions): Promise<WebhookPostResult> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
   const failure = (error: string): WebhookPostResult => ({ ok: false, statusCode: null, error, durationMs: elapsed() });

@@ -24,13 +24,18 @@ export function parseHttpInbound(body: unknown): HttpInboundReading {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, param: 'body', message: 'The request body must be a JSON object.' };
   const fields = body as Record<string, unknown>;
   const { id, from, to, body: text } = fields;
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) return { ok: false, param: 'id', message: `id must be a string of 1 to ${MAX_ID_LENGTH} characters.` };
-  for (const [name, value] of [['from', from], ['to', to]] as const) {
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH)
+    return { ok: false, param: 'id', message: `id must be a string of 1 to ${MAX_ID_LENGTH} characters.` };
+  for (const [name, value] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
     if (typeof value !== 'string' || !/^\+?[A-Za-z0-9 ]{1,32}$/.test(value) || value.trim() === '') {
       return { ok: false, param: name, message: `${name} must be a phone number, a short code or a sender name of up to ${MAX_ADDRESS_LENGTH} characters.` };
     }
   }
-  if (typeof text !== 'string' || text.length > MAX_BODY_LENGTH) return { ok: false, param: 'body', message: `body must be a string of at most ${MAX_BODY_LENGTH} characters.` };
+  if (typeof text !== 'string' || text.length > MAX_BODY_LENGTH)
+    return { ok: false, param: 'body', message: `body must be a string of at most ${MAX_BODY_LENGTH} characters.` };
   const receivedAt = parseTimestamp(fields.timestamp);
   return {
     ok: true,

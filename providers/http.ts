@@ -39,8 +39,7 @@ const MAX_MESSAGE_LENGTH = 1000;
  */
 const IDLE_CONNECTION_MS = 4000;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function checkHttpConfig(config: unknown): ConfigProblem | null {
   if (!isObject(config)) return { param: 'config', message: 'config must be an object.' };
@@ -221,9 +220,10 @@ function answered(status: number, text: string | null): SubmitOutcome {
     return {
       status: 'rejected',
       code: 'provider_invalid_response',
-      message: text === null
-        ? `HTTP ${status} from provider with a body over ${MAX_RESPONSE_BYTES} bytes`
-        : `HTTP ${status} from provider without a message id in its body`,
+      message:
+        text === null
+          ? `HTTP ${status} from provider with a body over ${MAX_RESPONSE_BYTES} bytes`
+          : `HTTP ${status} from provider without a message id in its body`,
     };
   }
   // Any other status, 3xx included (redirects are not followed): a hard rejection.

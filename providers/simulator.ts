@@ -82,7 +82,13 @@ export function createSimulatorProvider(config: SimulatorConfig, context: Provid
         const report: DeliveryReport =
           config.outcome === 'delivered'
             ? { providerMessageId, status: 'delivered', at: new Date() }
-            : { providerMessageId, status: 'undelivered', errorCode: 'UNDELIV', errorMessage: 'The simulator reports the handset unreachable.', at: new Date() };
+            : {
+                providerMessageId,
+                status: 'undelivered',
+                errorCode: 'UNDELIV',
+                errorMessage: 'The simulator reports the handset unreachable.',
+                at: new Date(),
+              };
         deliver(report, Date.now(), minMs);
       }, config.dlr_delay_ms ?? 1000);
       return { status: 'accepted', providerMessageId };

@@ -18,7 +18,16 @@ import type { InboundDelivery } from './types.ts';
 
 export type InboundPdu = Pick<
   Pdu,
-  'source_addr' | 'source_addr_ton' | 'destination_addr' | 'dest_addr_ton' | 'data_coding' | 'short_message' | 'message_payload' | 'sar_msg_ref_num' | 'sar_total_segments' | 'sar_segment_seqnum'
+  | 'source_addr'
+  | 'source_addr_ton'
+  | 'destination_addr'
+  | 'dest_addr_ton'
+  | 'data_coding'
+  | 'short_message'
+  | 'message_payload'
+  | 'sar_msg_ref_num'
+  | 'sar_total_segments'
+  | 'sar_segment_seqnum'
 >;
 
 export type InboundReading = { ok: true; delivery: InboundDelivery } | { ok: false; reason: string };
@@ -38,8 +47,11 @@ const ESCAPE = '\x1b';
 export function readInboundPdu(pdu: InboundPdu): InboundReading {
   const dataCoding = pdu.data_coding ?? 0;
   const encoding = ENCODINGS.get(dataCoding);
-  if (encoding === undefined) return { ok: false, reason: `data_coding 0x${dataCoding.toString(16).padStart(2, '0')} is not GSM-7 (0), Latin-1 (3) or UCS-2 (8)` };
-  const userData = [pdu.message_payload, pdu.short_message].find((value): value is DecodedShortMessage => value !== undefined && !Buffer.isBuffer(value) && value.message.length > 0);
+  if (encoding === undefined)
+    return { ok: false, reason: `data_coding 0x${dataCoding.toString(16).padStart(2, '0')} is not GSM-7 (0), Latin-1 (3) or UCS-2 (8)` };
+  const userData = [pdu.message_payload, pdu.short_message].find(
+    (value): value is DecodedShortMessage => value !== undefined && !Buffer.isBuffer(value) && value.message.length > 0,
+  );
   const text = userData?.message ?? '';
   // A Buffer here means the package did not decode it: never the case for these data codings.
   if (typeof text !== 'string') return { ok: false, reason: 'the message text could not be decoded' };
@@ -69,7 +81,8 @@ export function readInboundPdu(pdu: InboundPdu): InboundReading {
 export function udhConcatenation(elements: Buffer[]): InboundDelivery['concatenation'] | undefined {
   for (const element of elements) {
     if (element[0] === IEI_CONCAT_8BIT && element[1] === 3 && element.length >= 5) return { reference: element[2]!, total: element[3]!, sequence: element[4]! };
-    if (element[0] === IEI_CONCAT_16BIT && element[1] === 4 && element.length >= 6) return { reference: element.readUInt16BE(2), total: element[4]!, sequence: element[5]! };
+    if (element[0] === IEI_CONCAT_16BIT && element[1] === 4 && element.length >= 6)
+      return { reference: element.readUInt16BE(2), total: element[4]!, sequence: element[5]! };
   }
   return undefined;
 }

@@ -58,7 +58,11 @@ export function parseReceiptDate(value: string | undefined): Date | undefined {
   const [year, month, day, hour, minute, second] = match.slice(1).map((part) => Number(part ?? 0));
   const date = new Date(Date.UTC(2000 + year!, month! - 1, day, hour, minute, second));
   const valid =
-    date.getUTCMonth() === month! - 1 && date.getUTCDate() === day && date.getUTCHours() === hour && date.getUTCMinutes() === minute && date.getUTCSeconds() === second;
+    date.getUTCMonth() === month! - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second;
   return valid ? date : undefined;
 }
 

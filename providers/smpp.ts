@@ -45,12 +45,16 @@ export function checkSmppConfig(config: unknown): ConfigProblem | null {
   const unknown = Object.keys(fields).find((field) => !FIELDS.includes(field));
   if (unknown) return { param: `config.${unknown}`, message: `Received unknown parameter: config.${unknown}.` };
   const { host, port, system_id, password, system_type, tls } = fields;
-  if (typeof host !== 'string' || !/^[A-Za-z0-9.:-]{1,253}$/.test(host)) return { param: 'config.host', message: 'config.host must be a host name or IP address.' };
-  if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) return { param: 'config.port', message: 'config.port must be an integer from 1 to 65535.' };
+  if (typeof host !== 'string' || !/^[A-Za-z0-9.:-]{1,253}$/.test(host))
+    return { param: 'config.host', message: 'config.host must be a host name or IP address.' };
+  if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535)
+    return { param: 'config.port', message: 'config.port must be an integer from 1 to 65535.' };
   // SMPP 3.4 caps system_id at 15 characters, password at 8 and system_type at 12, but some
   // SMSCs hand out longer ones: allow them and let the SMSC judge at bind time.
   const problem =
-    cstringProblem(system_id, 'system_id', 1, 64) ?? cstringProblem(password, 'password', 0, 64) ?? (system_type === undefined ? null : cstringProblem(system_type, 'system_type', 0, 64));
+    cstringProblem(system_id, 'system_id', 1, 64) ??
+    cstringProblem(password, 'password', 0, 64) ??
+    (system_type === undefined ? null : cstringProblem(system_type, 'system_type', 0, 64));
   if (problem) return problem;
   if (tls !== undefined && typeof tls !== 'boolean') return { param: 'config.tls', message: 'config.tls must be a boolean.' };
   return null;
@@ -108,7 +112,9 @@ const RETRYABLE_STATUSES = new Set([
 /** A non-zero submit_sm_resp command_status as an outcome. */
 export function submitStatusOutcome(status: number): SubmitOutcome & { status: 'rejected' | 'retryable' } {
   const message = `SMPP ${describeStatus(status)}`;
-  return RETRYABLE_STATUSES.has(status) ? { status: 'retryable', code: 'provider_unavailable', message } : { status: 'rejected', code: 'provider_rejected', message };
+  return RETRYABLE_STATUSES.has(status)
+    ? { status: 'retryable', code: 'provider_unavailable', message }
+    : { status: 'rejected', code: 'provider_rejected', message };
 }
 
 /** The 6-byte concatenation UDH: IEI 00 (8-bit reference), `05 00 03 <ref> <total> <seq>`. */
@@ -124,7 +130,11 @@ export function sourceAddress(from: string): { ton: number; npi: number; addr: s
 }
 
 /** The short_message bytes of each part: unpacked GSM 03.38 or UTF-16BE, with a UDH when there are several. */
-export function encodeParts(encoding: OutboundMessage['encoding'], parts: string[], reference: number): { dataCoding: number; esmClass: number; shortMessages: Buffer[] } {
+export function encodeParts(
+  encoding: OutboundMessage['encoding'],
+  parts: string[],
+  reference: number,
+): { dataCoding: number; esmClass: number; shortMessages: Buffer[] } {
   const bodies = parts.map((part) => (encoding === 'UCS-2' ? utf16be(part) : encodeGsm7(part)));
   if (bodies.length === 1) return { dataCoding: dataCodingOf(encoding), esmClass: 0, shortMessages: bodies };
   return {
@@ -392,9 +402,11 @@ class SmppLink {
     if (response === 'closed' || response === 'unsent') return;
     if (response === 'timeout' || response instanceof Error || response.command_status !== 0) {
       this.lastError =
-        response === 'timeout' ? 'no bind_transceiver_resp in time'
-        : response instanceof Error ? `cannot encode bind_transceiver: ${response.message}`
-        : `bind refused: ${describeStatus(response.command_status)}`;
+        response === 'timeout'
+          ? 'no bind_transceiver_resp in time'
+          : response instanceof Error
+            ? `cannot encode bind_transceiver: ${response.message}`
+            : `bind refused: ${describeStatus(response.command_status)}`;
       session.destroy();
       return;
     }
@@ -430,7 +442,8 @@ class SmppLink {
     const delay = this.rebindDelay;
     if (wasBound) this.logger.warn({ ...this.where(), error: this.lastError, retryInMs: delay }, 'SMPP link dropped, rebinding');
     // Said once per run of failures, not at every attempt of the backoff.
-    else if (delay === this.rebindMinMs) this.logger.warn({ ...this.where(), error: this.lastError, retryInMs: delay }, 'SMPP cannot bind, retrying with backoff');
+    else if (delay === this.rebindMinMs)
+      this.logger.warn({ ...this.where(), error: this.lastError, retryInMs: delay }, 'SMPP cannot bind, retrying with backoff');
     this.rebindDelay = Math.min(this.rebindDelay * 2, this.rebindMaxMs);
     this.nextAttemptAt = Date.now() + delay;
     this.reconnectTimer = setTimeout(() => {

@@ -63,14 +63,20 @@ function svg(rows: { name: string; latency: Latency }[], title: [string, string]
     ['p50', '#337ab7'],
   ];
   const grid = Array.from({ length: decades + 1 }, (_, i) => 10 ** (i - 1)).map(
-    (ms) => `<line x1="${x(ms)}" y1="${top - 10}" x2="${x(ms)}" y2="${height - 45}" stroke="#ddd"/><text x="${x(ms)}" y="${height - 28}" text-anchor="middle">${ms < 1 ? ms : ms.toLocaleString('en-US')} ms</text>`,
+    (ms) =>
+      `<line x1="${x(ms)}" y1="${top - 10}" x2="${x(ms)}" y2="${height - 45}" stroke="#ddd"/><text x="${x(ms)}" y="${height - 28}" text-anchor="middle">${ms < 1 ? ms : ms.toLocaleString('en-US')} ms</text>`,
   );
   const bars = rows.map(({ name, latency }, i) => {
     const y = top + i * rowHeight;
-    const drawn = colours.map(([key, colour]) => `<rect x="${left}" y="${y}" width="${x(latency[key]) - left}" height="22" fill="${colour}"><title>${key} ${latency[key]} ms</title></rect>`);
+    const drawn = colours.map(
+      ([key, colour]) =>
+        `<rect x="${left}" y="${y}" width="${x(latency[key]) - left}" height="22" fill="${colour}"><title>${key} ${latency[key]} ms</title></rect>`,
+    );
     return `<text x="${left - 10}" y="${y + 16}" text-anchor="end">${name}</text>${drawn.join('')}<text x="${x(latency.p99) + 6}" y="${y + 16}" fill="#555">${latency.p50} / ${latency.p90} / ${latency.p99}</text>`;
   });
-  const legend = colours.map(([key, colour], i) => `<rect x="${left + i * 90}" y="50" width="14" height="14" fill="${colour}"/><text x="${left + i * 90 + 20}" y="62">${key}</text>`);
+  const legend = colours.map(
+    ([key, colour], i) => `<rect x="${left + i * 90}" y="50" width="14" height="14" fill="${colour}"/><text x="${left + i * 90 + 20}" y="62">${key}</text>`,
+  );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="13">
 <rect width="100%" height="100%" fill="white"/><text x="20" y="22" font-size="15" font-weight="bold">${title[0]}</text><text x="20" y="40" font-size="13">${title[1]}</text>
 ${legend.join('')}${grid.join('')}${bars.join('')}</svg>`;
@@ -79,7 +85,10 @@ ${legend.join('')}${grid.join('')}${bars.join('')}</svg>`;
 const results = JSON.parse(await readFile(RESULTS, 'utf8')) as Results;
 const rows = latencies(results.figures).map(({ name, latency }) => ({ name: LABELS[name] ?? name, latency }));
 if (rows.length === 0) throw new Error(`no latencies in ${RESULTS}: run npm run bench first`);
-const title: [string, string] = [`Dispatch bench, ${results.mode} run, ${results.processes} process(es), ${results.machine.cpus} × ${results.machine.cpu_model}, ${results.generated_at}`, 'latency p50 / p90 / p99 (ms, log scale)'];
+const title: [string, string] = [
+  `Dispatch bench, ${results.mode} run, ${results.processes} process(es), ${results.machine.cpus} × ${results.machine.cpu_model}, ${results.generated_at}`,
+  'latency p50 / p90 / p99 (ms, log scale)',
+];
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
 try {
   const page = await browser.newPage({ viewport: { width: 1100, height: 100 } });

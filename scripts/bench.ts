@@ -94,7 +94,16 @@ try {
   pool = new pg.Pool({ connectionString: database.url, max: 3 });
   const { rows: version } = await pool.query('SHOW server_version');
   const admin = new Admin(dispatch.api[0].baseUrl, adminToken);
-  const bench = new Bench({ options, dispatch, upstream, admin, pool, databaseUrl: database.url, routeId: await admin.createRoute(upstream.submitUrl), runDir });
+  const bench = new Bench({
+    options,
+    dispatch,
+    upstream,
+    admin,
+    pool,
+    databaseUrl: database.url,
+    routeId: await admin.createRoute(upstream.submitUrl),
+    runDir,
+  });
   await createBaselineTables(pool);
 
   let pgbench: PgbenchResult | undefined;
@@ -114,7 +123,8 @@ try {
   await attempt('2', 'POST /messages/send, open loop', () => measureOpenLoop(bench, rate));
   await attempt('cpu', 'machine CPU at a trickle', () => measureTrickle(bench));
   // A diagnosis of target 1's bound, where the workers run in processes of their own to pause.
-  if (options.workerProcesses > 0 || options.only?.has('accept-alone')) await attempt('accept-alone', 'closed loop, workers paused', () => measureAcceptAlone(bench, pgbench));
+  if (options.workerProcesses > 0 || options.only?.has('accept-alone'))
+    await attempt('accept-alone', 'closed loop, workers paused', () => measureAcceptAlone(bench, pgbench));
   await attempt('floor', 'the floor server, closed loop', () => measureFloor(bench, pgbench));
   await attempt('3', 'GET /account', () => measureAccountRead(bench));
   await attempt('4', 'POST /messages/bulk', () => measureBulk(bench));
@@ -129,7 +139,9 @@ try {
   await attempt('totals', 'totals', () => checkTotals(bench));
 
   const table = formatTable(rows);
-  process.stdout.write(`\nDispatch bench, ${options.quick ? 'quick run' : 'full run'}, ${bench.describeProcesses()}, ${database.where}, ${started.toISOString()}, load average ${loadAverageAtStart.map((load) => load.toFixed(1)).join(' ')} at the start\n\n${table}\n\n`);
+  process.stdout.write(
+    `\nDispatch bench, ${options.quick ? 'quick run' : 'full run'}, ${bench.describeProcesses()}, ${database.where}, ${started.toISOString()}, load average ${loadAverageAtStart.map((load) => load.toFixed(1)).join(' ')} at the start\n\n${table}\n\n`,
+  );
   await writeResults(RESULTS, {
     generated_at: started.toISOString(),
     finished_at: new Date().toISOString(),

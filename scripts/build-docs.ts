@@ -47,7 +47,14 @@ const PUBLIC_CONFIG = {
   telemetry: 'off',
   // Redoc shows only the x-codeSamples whose language this list names, in its order: without it,
   // the TypeScript samples were left out of the page.
-  openapi: { codeSamples: { languages: [{ lang: 'Shell', label: 'curl' }, { lang: 'TypeScript', label: 'TypeScript (fetch)' }] } },
+  openapi: {
+    codeSamples: {
+      languages: [
+        { lang: 'Shell', label: 'curl' },
+        { lang: 'TypeScript', label: 'TypeScript (fetch)' },
+      ],
+    },
+  },
   decorators: {
     'remove-x-internal': 'on',
     'remove-unused-components': 'on',
@@ -110,7 +117,8 @@ async function withCodeSamples(path: string): Promise<void> {
   // CORE_SCHEMA: no YAML timestamps, so that an example date-time stays the string it is.
   const source = yaml.load(await readFile(SOURCE_PATH, 'utf8'), { schema: yaml.CORE_SCHEMA }) as OpenApiDocument;
   const base = source.servers?.[0]?.url ?? '';
-  if (!base.startsWith(`${DOCUMENTED_ORIGIN}/`)) throw new Error(`openapi.yaml's servers[0].url must start with ${DOCUMENTED_ORIGIN}/ (app/docs.ts serves PUBLIC_URL in its place), got ${base}`);
+  if (!base.startsWith(`${DOCUMENTED_ORIGIN}/`))
+    throw new Error(`openapi.yaml's servers[0].url must start with ${DOCUMENTED_ORIGIN}/ (app/docs.ts serves PUBLIC_URL in its place), got ${base}`);
   await writeFile(path, JSON.stringify(addCodeSamples(source), null, 2));
 }
 
@@ -135,7 +143,10 @@ export async function buildPublicDocs(outDir: string = PUBLIC_DIR): Promise<Publ
     await withCodeSamples(sourcePath);
     await redocly(['bundle', sourcePath, '--config', configPath, '--output', yamlPath]);
     // The public document is held to the same bar as openapi.yaml: zero errors, zero warnings.
-    const lint = JSON.parse(await redocly(['lint', yamlPath, '--config', LINT_CONFIG_PATH, '--format', 'json'])) as { totals: { errors: number; warnings: number }; problems: unknown[] };
+    const lint = JSON.parse(await redocly(['lint', yamlPath, '--config', LINT_CONFIG_PATH, '--format', 'json'])) as {
+      totals: { errors: number; warnings: number };
+      problems: unknown[];
+    };
     if (lint.totals.errors > 0 || lint.totals.warnings > 0) {
       throw new Error(`the public document does not lint clean:\n${JSON.stringify(lint.problems, null, 2)}`);
     }

@@ -84,7 +84,10 @@ function shellQuote(text: string): string {
 }
 
 function indent(text: string, by: string): string {
-  return text.split('\n').map((line, index) => (index === 0 ? line : by + line)).join('\n');
+  return text
+    .split('\n')
+    .map((line, index) => (index === 0 ? line : by + line))
+    .join('\n');
 }
 
 export function curlSample(url: string, method: string, credential: string | undefined, body: unknown): string {

@@ -45,15 +45,25 @@ export class DispatchError extends Error {
 }
 
 /** 400, 404, 405, 409, 413, 415, 422: fix the request (`code` and `param` say what). */
-export class InvalidRequestError extends DispatchError { override name = 'InvalidRequestError'; }
+export class InvalidRequestError extends DispatchError {
+  override name = 'InvalidRequestError';
+}
 /** 401: no key, or an unknown, revoked or expired key. */
-export class AuthenticationError extends DispatchError { override name = 'AuthenticationError'; }
+export class AuthenticationError extends DispatchError {
+  override name = 'AuthenticationError';
+}
 /** 403: missing scope (`details.required_scope`), IP not allowed, or account inactive. */
-export class PermissionError extends DispatchError { override name = 'PermissionError'; }
+export class PermissionError extends DispatchError {
+  override name = 'PermissionError';
+}
 /** 402 `insufficient_balance`: `details` holds `required`, `available`, `currency`. */
-export class BalanceError extends DispatchError { override name = 'BalanceError'; }
+export class BalanceError extends DispatchError {
+  override name = 'BalanceError';
+}
 /** 5xx, or an answer that is not what the contract promises. */
-export class ApiError extends DispatchError { override name = 'ApiError'; }
+export class ApiError extends DispatchError {
+  override name = 'ApiError';
+}
 
 /** 429: per-minute rate limit, or the key's daily or monthly message limit. */
 export class RateLimitError extends DispatchError {
@@ -95,17 +105,32 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
   const requestId = headers.get('x-request-id');
   if (!isErrorEnvelope(body)) {
     const text = typeof body === 'string' && body.length > 0 ? `: ${body.slice(0, 200)}` : '';
-    const fields: DispatchErrorFields = { status, type: 'api_error', code: 'unexpected_response', message: `HTTP ${status} without a Dispatch error envelope${text}`, requestId, headers };
-    return status === 429 ? new RateLimitError({ ...fields, type: 'rate_limit_error', retryAfter: parseRetryAfter(headers.get('retry-after')) }) : new ApiError(fields);
+    const fields: DispatchErrorFields = {
+      status,
+      type: 'api_error',
+      code: 'unexpected_response',
+      message: `HTTP ${status} without a Dispatch error envelope${text}`,
+      requestId,
+      headers,
+    };
+    return status === 429
+      ? new RateLimitError({ ...fields, type: 'rate_limit_error', retryAfter: parseRetryAfter(headers.get('retry-after')) })
+      : new ApiError(fields);
   }
   const { type, code, message, param, details } = body.error;
   const fields: DispatchErrorFields = { status, type, code, message, param, details, requestId: body.meta?.request_id ?? requestId, headers };
   switch (type) {
-    case 'invalid_request_error': return new InvalidRequestError(fields);
-    case 'authentication_error': return new AuthenticationError(fields);
-    case 'authorization_error': return new PermissionError(fields);
-    case 'balance_error': return new BalanceError(fields);
-    case 'rate_limit_error': return new RateLimitError({ ...fields, retryAfter: parseRetryAfter(headers.get('retry-after')) });
-    default: return status === 429 ? new RateLimitError({ ...fields, retryAfter: parseRetryAfter(headers.get('retry-after')) }) : new ApiError(fields);
+    case 'invalid_request_error':
+      return new InvalidRequestError(fields);
+    case 'authentication_error':
+      return new AuthenticationError(fields);
+    case 'authorization_error':
+      return new PermissionError(fields);
+    case 'balance_error':
+      return new BalanceError(fields);
+    case 'rate_limit_error':
+      return new RateLimitError({ ...fields, retryAfter: parseRetryAfter(headers.get('retry-after')) });
+    default:
+      return status === 429 ? new RateLimitError({ ...fields, retryAfter: parseRetryAfter(headers.get('retry-after')) }) : new ApiError(fields);
   }
 }

@@ -147,12 +147,17 @@ export class Dispatch {
     get: (id: string) => this.#data(() => this.client.GET('/webhooks/{id}', { params: { path: { id } } }), true),
     delete: (id: string) => this.#data(() => this.client.DELETE('/webhooks/{id}', { params: { path: { id } } }), true),
     // A repeat sets the same values again.
-    update: (id: string, body: Schemas['UpdateWebhookEndpointRequest']) => this.#data(() => this.client.PATCH('/webhooks/{id}', { params: { path: { id } }, body }), true),
-    listAttempts: (id: string, query: Query<'listWebhookAttempts'> = {}) => this.#page(() => this.client.GET('/webhooks/{id}/attempts', { params: { path: { id }, query } })),
+    update: (id: string, body: Schemas['UpdateWebhookEndpointRequest']) =>
+      this.#data(() => this.client.PATCH('/webhooks/{id}', { params: { path: { id } }, body }), true),
+    listAttempts: (id: string, query: Query<'listWebhookAttempts'> = {}) =>
+      this.#page(() => this.client.GET('/webhooks/{id}/attempts', { params: { path: { id }, query } })),
     // Not retried after a 5xx: a repeat would send a second test event, and a second rotation would end the first secret.
     sendTest: (id: string) => this.#data(() => this.client.POST('/webhooks/{id}/test', { params: { path: { id } } }), false),
     rotateSecret: (id: string, body: WithDefaults<Schemas['RotateWebhookSecretRequest'], 'expires_in_seconds'> = {}) =>
-      this.#data(() => this.client.POST('/webhooks/{id}/rotate-secret', { params: { path: { id } }, body: body as Schemas['RotateWebhookSecretRequest'] }), false),
+      this.#data(
+        () => this.client.POST('/webhooks/{id}/rotate-secret', { params: { path: { id } }, body: body as Schemas['RotateWebhookSecretRequest'] }),
+        false,
+      ),
   };
 
   readonly events = {
@@ -197,7 +202,14 @@ export class Dispatch {
         const { data, error, response } = await attempt();
         if (response.ok && data !== undefined) return data;
         failure = response.ok
-          ? new ApiError({ status: response.status, type: 'api_error', code: 'unexpected_response', message: `HTTP ${response.status} with an empty body`, requestId: response.headers.get('x-request-id'), headers: response.headers })
+          ? new ApiError({
+              status: response.status,
+              type: 'api_error',
+              code: 'unexpected_response',
+              message: `HTTP ${response.status} with an empty body`,
+              requestId: response.headers.get('x-request-id'),
+              headers: response.headers,
+            })
           : errorFromResponse(response.status, response.headers, error);
       } catch (thrown) {
         if (!(thrown instanceof DispatchError)) throw thrown;

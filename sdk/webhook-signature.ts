@@ -48,7 +48,9 @@ export function signPayload(rawBody: string, secrets: string | readonly string[]
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
     throw new TypeError('timestampSeconds must be a non-negative integer of seconds');
   }
-  const signatures = (typeof secrets === 'string' ? [secrets] : secrets).map((secret) => `${SCHEME}=${hmac(secret, timestampSeconds, rawBody).toString('hex')}`);
+  const signatures = (typeof secrets === 'string' ? [secrets] : secrets).map(
+    (secret) => `${SCHEME}=${hmac(secret, timestampSeconds, rawBody).toString('hex')}`,
+  );
   if (signatures.length === 0) throw new TypeError('at least one secret is needed to sign');
   return [`t=${timestampSeconds}`, ...signatures].join(',');
 }
@@ -118,9 +120,6 @@ export function verifySignature(
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - timestamp) > tolerance) {
-    throw new WebhookVerificationError(
-      'timestamp_out_of_tolerance',
-      `the signature timestamp is more than ${tolerance} seconds away from the current time`,
-    );
+    throw new WebhookVerificationError('timestamp_out_of_tolerance', `the signature timestamp is more than ${tolerance} seconds away from the current time`);
   }
 }

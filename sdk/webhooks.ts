@@ -86,9 +86,16 @@ export function verifyWebhook(rawBody: string | Buffer, header: string | null | 
 function isEvent(value: unknown): value is Event {
   const event = value as Partial<UnknownEvent> | null;
   return (
-    typeof event === 'object' && event !== null && !Array.isArray(event) &&
-    event.object === 'event' && typeof event.id === 'string' && typeof event.type === 'string' &&
-    typeof event.created_at === 'string' && typeof event.data === 'object' && event.data !== null && !Array.isArray(event.data)
+    typeof event === 'object' &&
+    event !== null &&
+    !Array.isArray(event) &&
+    event.object === 'event' &&
+    typeof event.id === 'string' &&
+    typeof event.type === 'string' &&
+    typeof event.created_at === 'string' &&
+    typeof event.data === 'object' &&
+    event.data !== null &&
+    !Array.isArray(event.data)
   );
 }
 

@@ -17,11 +17,23 @@ export const showAccount = (account: Account) =>
     ['Created', account.created_at],
   ]);
 
-export const showBalance = (balance: Balance) => fields([['Balance', money(balance.balance, balance.currency)], ['As of', balance.as_of]]);
+export const showBalance = (balance: Balance) =>
+  fields([
+    ['Balance', money(balance.balance, balance.currency)],
+    ['As of', balance.as_of],
+  ]);
 
 const showAccountPage = (page: AdminPage<Account>) => {
-  if (page.data.length === 0) return page.pagination.total === 0 ? 'No accounts.' : `No accounts on page ${page.pagination.page} (${page.pagination.total} in all).`;
-  const rows = page.data.map((account) => [account.id, account.name, account.email, account.status, money(account.balance, account.currency), account.created_at]);
+  if (page.data.length === 0)
+    return page.pagination.total === 0 ? 'No accounts.' : `No accounts on page ${page.pagination.page} (${page.pagination.total} in all).`;
+  const rows = page.data.map((account) => [
+    account.id,
+    account.name,
+    account.email,
+    account.status,
+    money(account.balance, account.currency),
+    account.created_at,
+  ]);
   return `${table(['ID', 'Name', 'Email', 'Status', 'Balance', 'Created'], rows)}\nPage ${page.pagination.page} of ${page.pagination.pages} (${page.pagination.total} in all)`;
 };
 
@@ -47,19 +59,25 @@ export function accountsCommand(): Command {
       .option('--currency <code>', 'ISO 4217 currency, fixed for the account (default USD)')
       .option('--balance <amount>', 'opening balance (default 0)', number)
       .option('--kyc-verified', 'mark the account as KYC-verified'),
-  ).action((options: { email: string; name: string; companyName?: string; country?: string; currency?: string; balance?: number; kycVerified?: boolean }, command: Command) =>
-    run(command, async ({ admin, out }) => {
-      const account = await (await admin()).createAccount({
-        email: options.email,
-        name: options.name,
-        ...(options.companyName !== undefined && { company_name: options.companyName }),
-        ...(options.country !== undefined && { country: options.country }),
-        ...(options.currency !== undefined && { currency: options.currency }),
-        ...(options.balance !== undefined && { balance: options.balance }),
-        ...(options.kycVerified && { kyc_verified: true }),
-      });
-      out.result(account, () => showAccount(account));
-    }),
+  ).action(
+    (
+      options: { email: string; name: string; companyName?: string; country?: string; currency?: string; balance?: number; kycVerified?: boolean },
+      command: Command,
+    ) =>
+      run(command, async ({ admin, out }) => {
+        const account = await (
+          await admin()
+        ).createAccount({
+          email: options.email,
+          name: options.name,
+          ...(options.companyName !== undefined && { company_name: options.companyName }),
+          ...(options.country !== undefined && { country: options.country }),
+          ...(options.currency !== undefined && { currency: options.currency }),
+          ...(options.balance !== undefined && { balance: options.balance }),
+          ...(options.kycVerified && { kyc_verified: true }),
+        });
+        out.result(account, () => showAccount(account));
+      }),
   );
 
   adminOptions(accounts.command('get').description('Show an account, whatever its status').argument('<account-id>', 'acct_...')).action(
@@ -103,11 +121,7 @@ export function accountsCommand(): Command {
 
   for (const [action, description] of STATUS_ACTIONS) {
     adminOptions(
-      accounts
-        .command(action)
-        .description(description)
-        .argument('<account-id>', 'acct_...')
-        .requiredOption('--reason <text>', 'why, kept in the audit log'),
+      accounts.command(action).description(description).argument('<account-id>', 'acct_...').requiredOption('--reason <text>', 'why, kept in the audit log'),
     ).action((id: string, options: { reason: string }, command: Command) =>
       run(command, async ({ admin, out }) => {
         const account = await (await admin()).accountStatus(id, action, options.reason);

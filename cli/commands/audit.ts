@@ -5,7 +5,8 @@ import { adminOptions, pageFlags, pageQuery, run, type PageOptions } from '../co
 import { table } from '../output.ts';
 
 const showAuditPage = (page: AdminPage<AuditLogEntry>) => {
-  if (page.data.length === 0) return page.pagination.total === 0 ? 'No audit log entries.' : `No entries on page ${page.pagination.page} (${page.pagination.total} in all).`;
+  if (page.data.length === 0)
+    return page.pagination.total === 0 ? 'No audit log entries.' : `No entries on page ${page.pagination.page} (${page.pagination.total} in all).`;
   const rows = page.data.map((entry) => [entry.created_at, entry.action, entry.target_type, entry.target_id, entry.reason]);
   return `${table(['When', 'Action', 'Target type', 'Target', 'Reason'], rows)}\nPage ${page.pagination.page} of ${page.pagination.pages} (${page.pagination.total} in all)`;
 };
@@ -22,7 +23,9 @@ export function auditCommand(): Command {
     ),
   ).action((options: PageOptions & { action?: string; targetType?: string; target?: string }, command: Command) =>
     run(command, async ({ admin, out }) => {
-      const page = await (await admin()).listAuditLog({
+      const page = await (
+        await admin()
+      ).listAuditLog({
         ...pageQuery(options),
         ...(options.action !== undefined && { action: options.action }),
         ...(options.targetType !== undefined && { target_type: options.targetType }),

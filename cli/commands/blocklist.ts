@@ -25,7 +25,13 @@ export function blocklistCommand(): Command {
       .option('--reason <text>', 'why, e.g. STOP received'),
   ).action((number: string, options: { account?: string; reason?: string }, command: Command) =>
     run(command, async ({ admin, out }) => {
-      const entry = await (await admin()).block({ number, ...(options.account !== undefined && { account_id: options.account }), ...(options.reason !== undefined && { reason: options.reason }) });
+      const entry = await (
+        await admin()
+      ).block({
+        number,
+        ...(options.account !== undefined && { account_id: options.account }),
+        ...(options.reason !== undefined && { reason: options.reason }),
+      });
       out.result(entry, () => showEntry(entry));
     }),
   );

@@ -19,7 +19,10 @@ interface BulkOptions {
 
 export function showSummary(summary: BulkSummary): string {
   const lines = [
-    table(['Total', 'Accepted', 'Failed', 'Cost'], [[summary.total, summary.accepted, summary.failed, summary.currency ? money(summary.cost, summary.currency) : summary.cost]]),
+    table(
+      ['Total', 'Accepted', 'Failed', 'Cost'],
+      [[summary.total, summary.accepted, summary.failed, summary.currency ? money(summary.cost, summary.currency) : summary.cost]],
+    ),
   ];
   const codes = Object.entries(summary.failures).sort(([, a], [, b]) => b - a);
   if (codes.length > 0) {
@@ -78,7 +81,11 @@ Exits 0 when every recipient was accepted, 4 when some failed, 1 or 3 when a req
       const bar =
         !out.json && process.stderr.isTTY && requests > 1
           ? new cliProgress.SingleBar(
-              { stream: process.stderr, format: 'Sending [{bar}] {percentage}% | {value}/{total} recipients | {failed} failed | ETA {eta_formatted}', hideCursor: true },
+              {
+                stream: process.stderr,
+                format: 'Sending [{bar}] {percentage}% | {value}/{total} recipients | {failed} failed | ETA {eta_formatted}',
+                hideCursor: true,
+              },
               cliProgress.Presets.shades_classic,
             )
           : undefined;
@@ -110,4 +117,3 @@ Exits 0 when every recipient was accepted, 4 when some failed, 1 or 3 when a req
     }),
   );
 }
-

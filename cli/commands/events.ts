@@ -42,7 +42,8 @@ export function eventsCommand(): Command {
       const dispatch = await sdk();
       const since = options.since === undefined ? Date.now() : Date.parse(options.since);
       // Without a type, or with a message type, GET /events lists message events only.
-      const list = (page: number) => dispatch.events.list({ page, limit: 100, ...(options.type !== undefined && { type: options.type }) }) as Promise<Page<Event>>;
+      const list = (page: number) =>
+        dispatch.events.list({ page, limit: 100, ...(options.type !== undefined && { type: options.type }) }) as Promise<Page<Event>>;
       const tail = new EventTail({ since, list });
       out.note(`Following events since ${new Date(since).toISOString()} (Ctrl-C to stop)`);
       await follow(out, () => tail.poll(), eventLine, options.interval);

@@ -7,12 +7,20 @@ import { InboundTail } from '../inbound-tail.ts';
 import { EXIT, table } from '../output.ts';
 
 const inboundLine = (message: InboundMessage) =>
-  [message.received_at, message.id, `${message.from} -> ${message.to}`, message.keyword ? `[${message.keyword}]` : '', message.complete ? '' : '(incomplete)', JSON.stringify(message.body)]
+  [
+    message.received_at,
+    message.id,
+    `${message.from} -> ${message.to}`,
+    message.keyword ? `[${message.keyword}]` : '',
+    message.complete ? '' : '(incomplete)',
+    JSON.stringify(message.body),
+  ]
     .filter((part) => part !== '')
     .join('  ');
 
 const showPage = (page: Page<InboundMessage>) => {
-  if (page.data.length === 0) return page.pagination.total === 0 ? 'No inbound messages.' : `No inbound messages on page ${page.pagination.page} (${page.pagination.total} in all).`;
+  if (page.data.length === 0)
+    return page.pagination.total === 0 ? 'No inbound messages.' : `No inbound messages on page ${page.pagination.page} (${page.pagination.total} in all).`;
   const { page: number, pages, total } = page.pagination;
   const rows = page.data.map((message) => [message.id, message.from, message.to, message.body, message.keyword, message.received_at]);
   return `${table(['ID', 'From', 'To', 'Body', 'Keyword', 'Received'], rows)}\nPage ${number} of ${pages} (${total} inbound message${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
@@ -37,7 +45,9 @@ export function inboundCommand(): Command {
     ),
   ).action((options: ListOptions, command: Command) =>
     run(command, async ({ sdk, out }) => {
-      const page = await (await sdk()).inboundMessages.list({
+      const page = await (
+        await sdk()
+      ).inboundMessages.list({
         ...(options.from !== undefined && { from: options.from }),
         ...(options.to !== undefined && { to: options.to }),
         ...pageQuery(options),

@@ -55,7 +55,9 @@ export function keysCommand(): Command {
       .option('--expires-at <date-time>', 'expiry, e.g. 2026-12-31T00:00:00Z', timestamp),
   ).action((accountId: string, options: CreateOptions, command: Command) =>
     run(command, async ({ admin, out }) => {
-      const key = await (await admin()).createApiKey(accountId, {
+      const key = await (
+        await admin()
+      ).createApiKey(accountId, {
         name: options.name,
         ...(options.permissions !== undefined && { permissions: options.permissions as ApiKeyWithSecret['permissions'] }),
         ...(options.rateLimit !== undefined && { rate_limit: options.rateLimit }),
@@ -83,7 +85,10 @@ export function keysCommand(): Command {
   );
 
   customerOptions(
-    keys.command('revoke').description('Revoke one of your API keys (API key): it stops working at once; it stays listed, inactive').argument('<key-id>', 'key_...'),
+    keys
+      .command('revoke')
+      .description('Revoke one of your API keys (API key): it stops working at once; it stays listed, inactive')
+      .argument('<key-id>', 'key_...'),
   ).action((id: string, _options: object, command: Command) =>
     run(command, async ({ sdk, out }) => {
       const revoked = await (await sdk()).apiKeys.revoke(id);

@@ -39,7 +39,14 @@ export function messageStoryCommand(): Command {
   ).action((id: string, _options: object, command: Command) =>
     run(command, async ({ admin, out }) => {
       const story = await (await admin()).messageStory(id);
-      out.result(story, () => `${showMessage(story.message)}\nAccount  ${story.message.account_id}\n\n${table(['At', 'Kind', 'What'], story.entries.map((entry) => [entry.at, entry.kind, entryText(entry)]))}`);
+      out.result(
+        story,
+        () =>
+          `${showMessage(story.message)}\nAccount  ${story.message.account_id}\n\n${table(
+            ['At', 'Kind', 'What'],
+            story.entries.map((entry) => [entry.at, entry.kind, entryText(entry)]),
+          )}`,
+      );
     }),
   );
 }

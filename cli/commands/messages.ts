@@ -29,11 +29,20 @@ export const showMessage = (message: Message) =>
 export const messageTable = (messages: Message[]) =>
   table(
     ['ID', 'To', 'From', 'Status', 'Cost', 'Error', 'Created'],
-    messages.map((message) => [message.id, message.to, message.from, message.status, money(message.cost, message.currency), message.error?.code, message.created_at]),
+    messages.map((message) => [
+      message.id,
+      message.to,
+      message.from,
+      message.status,
+      money(message.cost, message.currency),
+      message.error?.code,
+      message.created_at,
+    ]),
   );
 
 const showPage = (page: Page<Message>) => {
-  if (page.data.length === 0) return page.pagination.total === 0 ? 'No messages.' : `No messages on page ${page.pagination.page} (${page.pagination.total} in all).`;
+  if (page.data.length === 0)
+    return page.pagination.total === 0 ? 'No messages.' : `No messages on page ${page.pagination.page} (${page.pagination.total} in all).`;
   const { page: number, pages, total } = page.pagination;
   return `${messageTable(page.data)}\nPage ${number} of ${pages} (${total} message${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
 };
@@ -90,7 +99,10 @@ export function sendCommand(): Command {
       .option('--reference <text>', 'your correlation reference, echoed in events')
       .option('--route-id <id>', 'send through this route only', positiveInteger)
       .option('--idempotency-key <key>', 'retrying with the same key never sends twice (default: a new UUID)')
-      .option('--wait', 'wait for a final state (delivered, undelivered, failed) and exit with it: 0 delivered, 5 failed or undelivered, 6 none within --timeout')
+      .option(
+        '--wait',
+        'wait for a final state (delivered, undelivered, failed) and exit with it: 0 delivered, 5 failed or undelivered, 6 none within --timeout',
+      )
       .option('--timeout <seconds>', 'with --wait: how long to wait', positiveInteger, DEFAULT_WAIT_SECONDS),
   ).action((options: SendOptions, command: Command) =>
     run(command, async ({ sdk, out }) => {
@@ -110,7 +122,8 @@ export function sendCommand(): Command {
       out.result(message, () => showMessage(message));
       if (!options.wait) return EXIT.ok;
       const code = outcomeCode(message);
-      if (code === EXIT.timedOut) out.warn(`${message.id} is still ${message.status} after ${options.timeout} s: no final state yet (see dispatch messages get ${message.id})`);
+      if (code === EXIT.timedOut)
+        out.warn(`${message.id} is still ${message.status} after ${options.timeout} s: no final state yet (see dispatch messages get ${message.id})`);
       return code;
     }),
   );
@@ -143,7 +156,9 @@ export function messagesCommand(): Command {
     ),
   ).action((options: ListOptions, command: Command) =>
     run(command, async ({ sdk, out }) => {
-      const page = await (await sdk()).messages.list({
+      const page = await (
+        await sdk()
+      ).messages.list({
         ...(options.status !== undefined && { status: options.status }),
         ...(options.to !== undefined && { to: options.to }),
         ...pageQuery(options),

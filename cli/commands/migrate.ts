@@ -33,14 +33,19 @@ export function migrateCommand(): Command {
       .addOption(new Option('--database-url <url>', 'PostgreSQL connection string (required)').env('DATABASE_URL')),
   ).action((options: { databaseUrl?: string }, command: Command) =>
     run(command, async ({ out }) => {
-      if (!options.databaseUrl) throw new UsageError('DATABASE_URL is required: set it or pass --database-url (the embedded database migrates itself on `dispatch serve`)');
+      if (!options.databaseUrl)
+        throw new UsageError('DATABASE_URL is required: set it or pass --database-url (the embedded database migrates itself on `dispatch serve`)');
       await checkReachable(options.databaseUrl);
       const db = connect(options.databaseUrl, 2);
       try {
         const before = await appliedMigrations(db);
         await migrateLatest(db);
         const applied = [...(await appliedMigrations(db))].filter((name) => !before.has(name));
-        out.result({ applied }, () => (applied.length === 0 ? 'Already up to date: no migration to apply.' : [`Applied ${applied.length} migration(s):`, ...applied.map((name) => `  ${name}`)].join('\n')));
+        out.result({ applied }, () =>
+          applied.length === 0
+            ? 'Already up to date: no migration to apply.'
+            : [`Applied ${applied.length} migration(s):`, ...applied.map((name) => `  ${name}`)].join('\n'),
+        );
       } catch (error) {
         throw new UnavailableError(`migration failed: ${error instanceof Error ? error.message : String(error)}`);
       } finally {

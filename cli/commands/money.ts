@@ -12,15 +12,29 @@ export function balanceCommand(): Command {
   return customerOptions(new Command('balance').description('Show the prepaid balance')).action((_options: object, command: Command) =>
     run(command, async ({ sdk, out }) => {
       const balance = await (await sdk()).balance.get();
-      out.result(balance, () => fields([['Balance', money(balance.balance, balance.currency)], ['As of', balance.as_of]]));
+      out.result(balance, () =>
+        fields([
+          ['Balance', money(balance.balance, balance.currency)],
+          ['As of', balance.as_of],
+        ]),
+      );
     }),
   );
 }
 
 const showTransactions = (page: Page<BalanceTransaction>) => {
-  if (page.data.length === 0) return page.pagination.total === 0 ? 'No transactions.' : `No transactions on page ${page.pagination.page} (${page.pagination.total} in all).`;
+  if (page.data.length === 0)
+    return page.pagination.total === 0 ? 'No transactions.' : `No transactions on page ${page.pagination.page} (${page.pagination.total} in all).`;
   const { page: number, pages, total } = page.pagination;
-  const rows = page.data.map((row) => [row.id, row.type, money(row.amount, row.currency), money(row.balance_after, row.currency), row.message_id, row.description, row.created_at]);
+  const rows = page.data.map((row) => [
+    row.id,
+    row.type,
+    money(row.amount, row.currency),
+    money(row.balance_after, row.currency),
+    row.message_id,
+    row.description,
+    row.created_at,
+  ]);
   return `${table(['ID', 'Type', 'Amount', 'Balance after', 'Message', 'Description', 'Created'], rows)}\nPage ${number} of ${pages} (${total} transaction${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
 };
 
@@ -40,7 +54,9 @@ export function transactionsCommand(): Command {
     ),
   ).action((options: TransactionOptions, command: Command) =>
     run(command, async ({ sdk, out }) => {
-      const page = await (await sdk()).balance.transactions({
+      const page = await (
+        await sdk()
+      ).balance.transactions({
         ...(options.type !== undefined && { type: options.type }),
         ...(options.messageId !== undefined && { message_id: options.messageId }),
         ...pageQuery(options),
@@ -52,7 +68,9 @@ export function transactionsCommand(): Command {
 
 export function usageCommand(): Command {
   return customerOptions(
-    new Command('usage').description('Count messages and their cost over a period').addOption(new Option('--period <period>', 'since today, the 1st of the month or the start').choices(PERIODS).default('month')),
+    new Command('usage')
+      .description('Count messages and their cost over a period')
+      .addOption(new Option('--period <period>', 'since today, the 1st of the month or the start').choices(PERIODS).default('month')),
   ).action((options: { period: (typeof PERIODS)[number] }, command: Command) =>
     run(command, async ({ sdk, out }) => {
       const usage = await (await sdk()).usage.get({ period: options.period });
@@ -76,15 +94,29 @@ function showStats(stats: Stats): string {
   const totals = fields([
     ['Range', `${stats.from} to ${stats.to}`],
     ['Messages', stats.totals.messages],
-    ['By status', Object.entries(stats.totals.by_status).map(([status, count]) => `${status} ${count}`).join(', ')],
+    [
+      'By status',
+      Object.entries(stats.totals.by_status)
+        .map(([status, count]) => `${status} ${count}`)
+        .join(', '),
+    ],
     ['Delivery rate', percent(stats.totals.delivery_rate)],
     ['Failures', stats.totals.failures.map(({ code, count }) => `${code} ${count}`).join(', ') || '-'],
     ['Cost', money(stats.totals.cost, currency)],
     ['Latency', latency(stats.totals.latency_ms)],
   ]);
   if (stats.groups.length === 0) return totals;
-  const keys = [...(stats.interval ? ['period_start'] : []), ...stats.group_by.map((group) => (group === 'route' ? 'route_id' : group))] as ('period_start' | 'route_id' | 'country')[];
-  const rows = stats.groups.map((group) => [...keys.map((key) => group[key] ?? '-'), group.messages, group.by_status.delivered, percent(group.delivery_rate), money(group.cost, currency), latency(group.latency_ms)]);
+  const keys = [...(stats.interval ? ['period_start'] : []), ...stats.group_by.map((group) => (group === 'route' ? 'route_id' : group))] as (
+    'period_start' | 'route_id' | 'country'
+  )[];
+  const rows = stats.groups.map((group) => [
+    ...keys.map((key) => group[key] ?? '-'),
+    group.messages,
+    group.by_status.delivered,
+    percent(group.delivery_rate),
+    money(group.cost, currency),
+    latency(group.latency_ms),
+  ]);
   return `${totals}\n\n${table([...keys.map((key) => ({ period_start: 'Period', route_id: 'Route', country: 'Country' })[key]), 'Messages', 'Delivered', 'Rate', 'Cost', 'Latency'], rows)}`;
 }
 
@@ -105,7 +137,9 @@ export function statsCommand(): Command {
       .option('--group-by <groups>', `split by ${GROUPS.join(', ')} or both, comma-separated`),
   ).action((options: StatsOptions, command: Command) =>
     run(command, async ({ sdk, out }) => {
-      const stats = await (await sdk()).stats.get({
+      const stats = await (
+        await sdk()
+      ).stats.get({
         ...(options.from !== undefined && { from: options.from }),
         ...(options.to !== undefined && { to: options.to }),
         ...(options.interval !== undefined && { interval: options.interval }),

@@ -5,7 +5,8 @@ import { customerOptions, positiveInteger, run } from '../context.ts';
 import { EXIT, table } from '../output.ts';
 
 const showPage = (page: Page<OptOut>) => {
-  if (page.data.length === 0) return page.pagination.total === 0 ? 'No opt-outs.' : `No opt-outs on page ${page.pagination.page} (${page.pagination.total} in all).`;
+  if (page.data.length === 0)
+    return page.pagination.total === 0 ? 'No opt-outs.' : `No opt-outs on page ${page.pagination.page} (${page.pagination.total} in all).`;
   const { page: number, pages, total } = page.pagination;
   const rows = page.data.map((optOut) => [optOut.number, optOut.source, optOut.keyword, optOut.reason, optOut.created_at]);
   return `${table(['Number', 'Source', 'Keyword', 'Reason', 'Created'], rows)}\nPage ${number} of ${pages} (${total} opt-out${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
@@ -29,7 +30,9 @@ export function optOutsCommand(): Command {
       .option('--limit <n>', 'opt-outs per page, 1 to 100 (default 50)', positiveInteger),
   ).action((options: { number?: string; page?: number; limit?: number }, command: Command) =>
     run(command, async ({ sdk, out }) => {
-      const page = await (await sdk()).optOuts.list({
+      const page = await (
+        await sdk()
+      ).optOuts.list({
         ...(options.number !== undefined && { number: options.number }),
         ...(options.page !== undefined && { page: options.page }),
         ...(options.limit !== undefined && { limit: options.limit }),
@@ -55,7 +58,7 @@ export function optOutsCommand(): Command {
   customerOptions(
     optOuts
       .command('remove')
-      .description('Let your account send to a number again (only with the recipient\'s consent; they can also reply START)')
+      .description("Let your account send to a number again (only with the recipient's consent; they can also reply START)")
       .argument('<number>', 'E.164 number'),
   ).action((number: string, _options: object, command: Command) =>
     run(command, async ({ sdk, out }) => {

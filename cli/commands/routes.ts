@@ -23,7 +23,15 @@ export const routeTable = (routes: Route[]) =>
     ? 'No routes.'
     : table(
         ['ID', 'Name', 'Provider', 'Price/segment', 'Prefixes', 'Active', 'Created'],
-        routes.map((route) => [route.id, route.name, route.provider, route.price_per_segment, route.prefixes.length === 0 ? 'all' : route.prefixes.join(', '), route.is_active ? 'yes' : 'no', route.created_at]),
+        routes.map((route) => [
+          route.id,
+          route.name,
+          route.provider,
+          route.price_per_segment,
+          route.prefixes.length === 0 ? 'all' : route.prefixes.join(', '),
+          route.is_active ? 'yes' : 'no',
+          route.created_at,
+        ]),
       );
 
 const showAssignment = (assignment: RouteAssignment) =>
@@ -63,7 +71,9 @@ export function routesCommand(): Command {
       .addHelpText('after', `\n--config: ${CONFIG_HELP}`),
   ).action((options: Required<Omit<RouteFieldOptions, 'prefixes'>> & { prefixes?: string[]; inactive?: boolean }, command: Command) =>
     run(command, async ({ admin, out }) => {
-      const route = await (await admin()).createRoute({
+      const route = await (
+        await admin()
+      ).createRoute({
         name: options.name,
         provider: options.provider,
         config: options.config,
@@ -114,7 +124,8 @@ export function routesCommand(): Command {
         ...(options.active && { is_active: true }),
         ...(options.inactive && { is_active: false }),
       };
-      if (Object.keys(body).length === 0) throw new UsageError('nothing to update: give at least one of --name, --provider, --config, --price, --prefixes, --active, --inactive');
+      if (Object.keys(body).length === 0)
+        throw new UsageError('nothing to update: give at least one of --name, --provider, --config, --price, --prefixes, --active, --inactive');
       const route = await (await admin()).updateRoute(id, body);
       out.result(route, () => showRoute(route));
     }),
@@ -135,7 +146,11 @@ export function routesCommand(): Command {
   );
 
   adminOptions(
-    routes.command('unassign').description('Remove a route from an account').argument('<account-id>', 'acct_...').argument('<route-id>', 'a route id (integer)'),
+    routes
+      .command('unassign')
+      .description('Remove a route from an account')
+      .argument('<account-id>', 'acct_...')
+      .argument('<route-id>', 'a route id (integer)'),
   ).action((accountId: string, routeId: string, _options: object, command: Command) =>
     run(command, async ({ admin, out }) => {
       const deleted = await (await admin()).unassignRoute(accountId, routeId);

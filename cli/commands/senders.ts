@@ -24,12 +24,16 @@ const ACTIONS: [SenderAction, string][] = [
 
 const STATUSES = ['pending', 'approved', 'rejected', 'suspended'] as const;
 
-const pageFooter = ({ pagination }: { pagination: AdminPage<unknown>['pagination'] }) => `Page ${pagination.page} of ${pagination.pages} (${pagination.total} in all)`;
+const pageFooter = ({ pagination }: { pagination: AdminPage<unknown>['pagination'] }) =>
+  `Page ${pagination.page} of ${pagination.pages} (${pagination.total} in all)`;
 
 const showAdminPage = (page: AdminPage<AdminSender>) =>
   page.data.length === 0
     ? 'No senders.'
-    : `${table(['ID', 'Account', 'Sender ID', 'Type', 'Status', 'Created'], page.data.map((sender) => [sender.id, sender.account_id, sender.sender_id, sender.type, sender.status, sender.created_at]))}\n${pageFooter(page)}`;
+    : `${table(
+        ['ID', 'Account', 'Sender ID', 'Type', 'Status', 'Created'],
+        page.data.map((sender) => [sender.id, sender.account_id, sender.sender_id, sender.type, sender.status, sender.created_at]),
+      )}\n${pageFooter(page)}`;
 
 /** Sender ids look like this; anything else is a sender's text, looked up across accounts. */
 const SENDER_ID = /^snd_[0-9A-Za-z]+$/;
@@ -52,7 +56,7 @@ async function resolveSender(admin: AdminClient, given: string, accountId: strin
 const TYPES = ['alphanumeric', 'numeric', 'short_code', 'long_code'] as const;
 
 export function sendersCommand(): Command {
-  const senders = new Command('senders').description("Request sender IDs (API key) and review them (admin)");
+  const senders = new Command('senders').description('Request sender IDs (API key) and review them (admin)');
 
   customerOptions(
     senders
@@ -63,7 +67,9 @@ export function sendersCommand(): Command {
       .option('--country <code>', 'ISO 3166 country the sender is registered in, 2 letters'),
   ).action((senderId: string, options: { type?: Sender['type']; country?: string }, command: Command) =>
     run(command, async ({ sdk, out }) => {
-      const sender = await (await sdk()).senders.create({
+      const sender = await (
+        await sdk()
+      ).senders.create({
         sender_id: senderId,
         ...(options.type !== undefined && { type: options.type }),
         ...(options.country !== undefined && { country_code: options.country }),
@@ -94,7 +100,9 @@ export function sendersCommand(): Command {
           ...(options.limit !== undefined && { limit: options.limit }),
         };
         if (options.allAccounts || options.account !== undefined || options.senderId !== undefined) {
-          const page = await (await admin()).listSenders({
+          const page = await (
+            await admin()
+          ).listSenders({
             ...query,
             ...(options.senderId !== undefined && { sender_id: options.senderId }),
             ...(options.account !== undefined && { account_id: options.account }),
@@ -106,7 +114,10 @@ export function sendersCommand(): Command {
         out.result(page, () =>
           page.data.length === 0
             ? 'No senders.'
-            : `${table(['ID', 'Sender ID', 'Type', 'Status', 'Approved', 'Created'], page.data.map((sender) => [sender.id, sender.sender_id, sender.type, sender.status, sender.approved_at, sender.created_at]))}\n${pageFooter(page)}`,
+            : `${table(
+                ['ID', 'Sender ID', 'Type', 'Status', 'Approved', 'Created'],
+                page.data.map((sender) => [sender.id, sender.sender_id, sender.type, sender.status, sender.approved_at, sender.created_at]),
+              )}\n${pageFooter(page)}`,
         );
       }),
   );

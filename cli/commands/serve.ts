@@ -10,7 +10,10 @@ export function serveCommand(): Command {
     .option('--port <port>', 'HTTP port [env: PORT, default 3000]')
     .option('--host <address>', 'bind address [env: HOST, default 127.0.0.1]')
     .option('--data-dir <dir>', 'embedded database and credentials directory [env: DATA_DIR, default .data]')
-    .addHelpText('after', '\nEvery other setting comes from the environment (DATABASE_URL, ADMIN_TOKEN, PUBLIC_URL, LOG_LEVEL...): see the Configuration section of README.md, in the Dispatch directory.\nStops on SIGTERM or Ctrl-C after finishing in-flight work.')
+    .addHelpText(
+      'after',
+      '\nEvery other setting comes from the environment (DATABASE_URL, ADMIN_TOKEN, PUBLIC_URL, LOG_LEVEL...): see the Configuration section of README.md, in the Dispatch directory.\nStops on SIGTERM or Ctrl-C after finishing in-flight work.',
+    )
     .action(async (options: { port?: string; host?: string; dataDir?: string }) => {
       if (options.port !== undefined) process.env.PORT = options.port;
       if (options.host !== undefined) process.env.HOST = options.host;

@@ -20,9 +20,18 @@ const showEndpoints = (endpoints: WebhookEndpoint[]) =>
 const showSecret = (pairs: [string, unknown][]) => `${fields(pairs)}\nKeep the signing secret now: it is never shown again.`;
 
 const showAttempts = (page: Page<WebhookAttempt>) => {
-  if (page.data.length === 0) return page.pagination.total === 0 ? 'No delivery attempts.' : `No attempts on page ${page.pagination.page} (${page.pagination.total} in all).`;
+  if (page.data.length === 0)
+    return page.pagination.total === 0 ? 'No delivery attempts.' : `No attempts on page ${page.pagination.page} (${page.pagination.total} in all).`;
   const { page: number, pages, total } = page.pagination;
-  const rows = page.data.map((attempt) => [attempt.created_at, attempt.event_id, attempt.attempt, attempt.succeeded ? 'ok' : 'failed', attempt.status_code, attempt.error, attempt.duration_ms]);
+  const rows = page.data.map((attempt) => [
+    attempt.created_at,
+    attempt.event_id,
+    attempt.attempt,
+    attempt.succeeded ? 'ok' : 'failed',
+    attempt.status_code,
+    attempt.error,
+    attempt.duration_ms,
+  ]);
   return `${table(['Time', 'Event', 'Attempt', 'Outcome', 'Status', 'Error', 'ms'], rows)}\nPage ${number} of ${pages} (${total} attempt${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
 };
 
@@ -40,7 +49,7 @@ interface AttemptsOptions {
 }
 
 export function webhooksCommand(): Command {
-  const webhooks = new Command('webhooks').description('The URLs your account\'s events are POSTed to: manage, try and inspect them');
+  const webhooks = new Command('webhooks').description("The URLs your account's events are POSTed to: manage, try and inspect them");
 
   customerOptions(webhooks.command('list').description('List your webhook endpoints, newest first')).action((_options: object, command: Command) =>
     run(command, async ({ sdk, out }) => {
@@ -58,12 +67,21 @@ export function webhooksCommand(): Command {
       .option('--description <text>', 'a note for yourself'),
   ).action((url: string, options: { events?: string[]; description?: string }, command: Command) =>
     run(command, async ({ sdk, out }) => {
-      const endpoint = await (await sdk()).webhooks.create({
+      const endpoint = await (
+        await sdk()
+      ).webhooks.create({
         url,
         ...(options.events !== undefined && { events: options.events as WebhookEndpoint['events'] }),
         ...(options.description !== undefined && { description: options.description }),
       });
-      out.result(endpoint, () => showSecret([['id', endpoint.id], ['url', endpoint.url], ['events', endpoint.events], ['signing secret', endpoint.signing_secret]]));
+      out.result(endpoint, () =>
+        showSecret([
+          ['id', endpoint.id],
+          ['url', endpoint.url],
+          ['events', endpoint.events],
+          ['signing secret', endpoint.signing_secret],
+        ]),
+      );
     }),
   );
 
@@ -78,7 +96,9 @@ export function webhooksCommand(): Command {
       .option('--limit <n>', 'attempts per page, 1 to 100 (default 50)', positiveInteger),
   ).action((id: string, options: AttemptsOptions, command: Command) =>
     run(command, async ({ sdk, out }) => {
-      const page = await (await sdk()).webhooks.listAttempts(id, {
+      const page = await (
+        await sdk()
+      ).webhooks.listAttempts(id, {
         ...(options.event !== undefined && { event_id: options.event }),
         ...(options.outcome !== undefined && { succeeded: options.outcome === 'ok' }),
         ...(options.page !== undefined && { page: options.page }),
@@ -103,7 +123,7 @@ export function webhooksCommand(): Command {
   customerOptions(
     webhooks
       .command('rotate')
-      .description('Replace an endpoint\'s signing secret; deliveries carry both signatures while the old one stays valid')
+      .description("Replace an endpoint's signing secret; deliveries carry both signatures while the old one stays valid")
       .argument('<id>', 'webhook endpoint id (whe_...)')
       .option('--expires-in <seconds>', `how long the old secret stays valid, 0 to ${MAX_GRACE_SECONDS} (default 86400, one day; 0 ends it now)`, graceSeconds),
   ).action((id: string, options: { expiresIn?: number }, command: Command) =>

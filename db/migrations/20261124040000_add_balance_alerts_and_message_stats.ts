@@ -62,9 +62,13 @@ export const countingFunctions = (add: (changes: string, stripe: string) => stri
     CREATE OR REPLACE FUNCTION count_moved_messages() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       ${add(
-        `(SELECT -1 AS sign, ${COLUMNS.split(', ').map((column) => `o.${column}`).join(', ')} FROM old_messages o JOIN new_messages n USING (id) WHERE ${STATS_CHANGED}
+        `(SELECT -1 AS sign, ${COLUMNS.split(', ')
+          .map((column) => `o.${column}`)
+          .join(', ')} FROM old_messages o JOIN new_messages n USING (id) WHERE ${STATS_CHANGED}
           UNION ALL
-          SELECT 1, ${COLUMNS.split(', ').map((column) => `n.${column}`).join(', ')} FROM old_messages o JOIN new_messages n USING (id) WHERE ${STATS_CHANGED})`,
+          SELECT 1, ${COLUMNS.split(', ')
+            .map((column) => `n.${column}`)
+            .join(', ')} FROM old_messages o JOIN new_messages n USING (id) WHERE ${STATS_CHANGED})`,
         'pg_backend_pid()',
       )};
       RETURN NULL;

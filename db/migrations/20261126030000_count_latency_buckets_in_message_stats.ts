@@ -91,12 +91,13 @@ export async function up(knex: Knex): Promise<void> {
     `);
   });
   // Until the last bucket row has moved, a read sees part of the history's latencies (never of its counts).
-  for (let moved = MOVE_BATCH; moved === MOVE_BATCH; ) moved = (await knex.raw(moveBucketRows)).rows[0].moved;
+  for (let moved = MOVE_BATCH; moved === MOVE_BATCH;) moved = (await knex.raw(moveBucketRows)).rows[0].moved;
   await knex.raw('ALTER TABLE message_stat_details VALIDATE CONSTRAINT message_stat_details_kind_check');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.transaction((trx) => trx.raw(`
+  await knex.transaction((trx) =>
+    trx.raw(`
     LOCK TABLE messages IN SHARE MODE;
     ALTER TABLE message_stat_details DROP CONSTRAINT message_stat_details_kind_check, ADD CONSTRAINT message_stat_details_kind_check CHECK (kind IN ('failure', 'latency'));
     INSERT INTO message_stat_details (account_id, hour, route_id, country, stripe, kind, key, count)
@@ -107,5 +108,6 @@ export async function down(knex: Knex): Promise<void> {
     ALTER TABLE message_stats DROP COLUMN latency;
     DROP AGGREGATE sum_counts(bigint[]);
     DROP FUNCTION add_counts(bigint[], bigint[]);
-  `));
+  `),
+  );
 }

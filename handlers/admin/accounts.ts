@@ -29,7 +29,14 @@ export const adminCreditAccount: AdminHandler<'adminCreditAccount'> = async ({ p
   const account = await auditedWrite(services.db, async (trx) => {
     const before = await getAccountForUpdate(trx, params.id);
     const after = await creditAccount(trx, params.id, body.amount, body.description);
-    const entry = { action: 'account.credit', target_type: 'account', target_id: after.id, before: toAccount(before), after: toAccount(after), reason: body.description };
+    const entry = {
+      action: 'account.credit',
+      target_type: 'account',
+      target_id: after.id,
+      before: toAccount(before),
+      after: toAccount(after),
+      reason: body.description,
+    };
     return { result: after, entry };
   });
   return { status: 200, data: toBalance(account) };
@@ -40,7 +47,10 @@ export const adminCreateApiKey: AdminHandler<'adminCreateApiKey'> = async ({ par
     const account = await getAccount(trx, params.id);
     const created = await createApiKey(trx, account.id, body, [...SCOPES], null);
     // The key as its list shows it: the secret is shown once, to the caller, and stored nowhere.
-    return { result: created, entry: { action: 'api_key.create', target_type: 'api_key', target_id: created.row.id, before: null, after: toApiKey(created.row) } };
+    return {
+      result: created,
+      entry: { action: 'api_key.create', target_type: 'api_key', target_id: created.row.id, before: null, after: toApiKey(created.row) },
+    };
   });
   return { status: 201, data: toApiKeyWithSecret(row, plainKey) };
 };
@@ -48,13 +58,18 @@ export const adminCreateApiKey: AdminHandler<'adminCreateApiKey'> = async ({ par
 async function moveAccount(services: Services, id: string, decision: AccountDecision, reason: string) {
   const account = await auditedWrite(services.db, async (trx) => {
     const { before, after } = await changeAccountStatus(trx, id, decision, reason);
-    return { result: after, entry: { action: `account.${decision}`, target_type: 'account', target_id: id, before: toAccount(before), after: toAccount(after), reason } };
+    return {
+      result: after,
+      entry: { action: `account.${decision}`, target_type: 'account', target_id: id, before: toAccount(before), after: toAccount(after), reason },
+    };
   });
   return { status: 200 as const, data: toAccount(account) };
 }
 
-export const adminSuspendAccount: AdminHandler<'adminSuspendAccount'> = ({ params, body }, { services }) => moveAccount(services, params.id, 'suspend', body.reason);
+export const adminSuspendAccount: AdminHandler<'adminSuspendAccount'> = ({ params, body }, { services }) =>
+  moveAccount(services, params.id, 'suspend', body.reason);
 
 export const adminCloseAccount: AdminHandler<'adminCloseAccount'> = ({ params, body }, { services }) => moveAccount(services, params.id, 'close', body.reason);
 
-export const adminReactivateAccount: AdminHandler<'adminReactivateAccount'> = ({ params, body }, { services }) => moveAccount(services, params.id, 'reactivate', body.reason);
+export const adminReactivateAccount: AdminHandler<'adminReactivateAccount'> = ({ params, body }, { services }) =>
+  moveAccount(services, params.id, 'reactivate', body.reason);

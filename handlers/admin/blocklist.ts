@@ -7,7 +7,14 @@ import type { AdminHandler } from '../types.ts';
 export const adminCreateBlocklistEntry: AdminHandler<'adminCreateBlocklistEntry'> = async ({ body }, { services }) => {
   const entry = await auditedWrite(services.db, async (trx) => {
     const created = await blockNumber(trx, body);
-    const action = { action: 'blocklist.create', target_type: 'blocklist_entry', target_id: created.id, before: null, after: toBlocklistEntry(created), reason: created.reason };
+    const action = {
+      action: 'blocklist.create',
+      target_type: 'blocklist_entry',
+      target_id: created.id,
+      before: null,
+      after: toBlocklistEntry(created),
+      reason: created.reason,
+    };
     return { result: created, entry: action };
   });
   return { status: 201, data: toBlocklistEntry(entry) };
@@ -16,7 +23,10 @@ export const adminCreateBlocklistEntry: AdminHandler<'adminCreateBlocklistEntry'
 export const adminDeleteBlocklistEntry: AdminHandler<'adminDeleteBlocklistEntry'> = async ({ params, query }, { services }) => {
   const removed = await auditedWrite(services.db, async (trx) => {
     const entry = await unblockNumber(trx, params.number, query.account_id);
-    return { result: entry, entry: { action: 'blocklist.delete', target_type: 'blocklist_entry', target_id: entry.id, before: toBlocklistEntry(entry), after: null } };
+    return {
+      result: entry,
+      entry: { action: 'blocklist.delete', target_type: 'blocklist_entry', target_id: entry.id, before: toBlocklistEntry(entry), after: null },
+    };
   });
   return { status: 200, data: deleted(removed.id, 'blocklist_entry') };
 };

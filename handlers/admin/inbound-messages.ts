@@ -13,7 +13,13 @@ export const adminListInboundMessages: AdminHandler<'adminListInboundMessages'> 
 export const adminSimulateInboundMessage: AdminHandler<'adminSimulateInboundMessage'> = async ({ params, body }, { services }) => {
   const message = await auditedWrite(services.db, async (trx) => {
     const received = await simulateInbound(trx, services.jobs, params.id, body, services.log);
-    const entry = { action: 'inbound_message.simulate', target_type: 'inbound_message', target_id: received.id, before: null, after: toAdminInboundMessage(received) };
+    const entry = {
+      action: 'inbound_message.simulate',
+      target_type: 'inbound_message',
+      target_id: received.id,
+      before: null,
+      after: toAdminInboundMessage(received),
+    };
     return { result: received, entry };
   });
   return { status: 201, data: toAdminInboundMessage(message) };

@@ -14,7 +14,10 @@ function auditedRoute(row: RouteRow): Omit<Schemas['Route'], 'inbound_url'> {
 export const adminCreateRoute: AdminHandler<'adminCreateRoute'> = async ({ body }, { services }) => {
   const route = await auditedWrite(services.db, async (trx) => {
     const created = await createRoute(trx, body);
-    return { result: created, entry: { action: 'route.create', target_type: 'route', target_id: String(created.id), before: null, after: auditedRoute(created) } };
+    return {
+      result: created,
+      entry: { action: 'route.create', target_type: 'route', target_id: String(created.id), before: null, after: auditedRoute(created) },
+    };
   });
   return { status: 201, data: toRoute(route, services.inboundUrl) };
 };
@@ -33,7 +36,10 @@ export const adminUpdateRoute: AdminHandler<'adminUpdateRoute'> = async ({ param
   const route = await auditedWrite(services.db, async (trx) => {
     const before = await getRoute(trx, params.id);
     const after = await changeRoute(trx, params.id, body);
-    return { result: after, entry: { action: 'route.update', target_type: 'route', target_id: String(after.id), before: auditedRoute(before), after: auditedRoute(after) } };
+    return {
+      result: after,
+      entry: { action: 'route.update', target_type: 'route', target_id: String(after.id), before: auditedRoute(before), after: auditedRoute(after) },
+    };
   });
   return { status: 200, data: toRoute(route, services.inboundUrl) };
 };
@@ -43,7 +49,13 @@ export const adminAssignRoute: AdminHandler<'adminAssignRoute'> = async ({ param
   const assignment = await auditedWrite(services.db, async (trx) => {
     const before = await findAssignment(trx, params.id, params.route_id);
     const after = await assign(trx, params.id, params.route_id, body.priority);
-    const entry = { action: 'route.assign', target_type: 'account', target_id: params.id, before: before ? toRouteAssignment(before) : null, after: toRouteAssignment(after) };
+    const entry = {
+      action: 'route.assign',
+      target_type: 'account',
+      target_id: params.id,
+      before: before ? toRouteAssignment(before) : null,
+      after: toRouteAssignment(after),
+    };
     return { result: after, entry };
   });
   return { status: 200, data: toRouteAssignment(assignment) };
@@ -52,7 +64,10 @@ export const adminAssignRoute: AdminHandler<'adminAssignRoute'> = async ({ param
 export const adminUnassignRoute: AdminHandler<'adminUnassignRoute'> = async ({ params }, { services }) => {
   await auditedWrite(services.db, async (trx) => {
     const removed = await unassign(trx, params.id, params.route_id);
-    return { result: removed, entry: { action: 'route.unassign', target_type: 'account', target_id: params.id, before: toRouteAssignment(removed), after: null } };
+    return {
+      result: removed,
+      entry: { action: 'route.unassign', target_type: 'account', target_id: params.id, before: toRouteAssignment(removed), after: null },
+    };
   });
   return { status: 200, data: deleted(String(params.route_id), 'route_assignment') };
 };

@@ -8,7 +8,10 @@ async function review(services: Services, id: string, decision: 'approve' | 'rej
   const sender = await auditedWrite(services.db, async (trx) => {
     const before = await findSender(trx, id);
     const after = await reviewSender(trx, id, decision);
-    return { result: after, entry: { action: `sender.${decision}`, target_type: 'sender', target_id: id, before: before ? toSender(before) : null, after: toSender(after) } };
+    return {
+      result: after,
+      entry: { action: `sender.${decision}`, target_type: 'sender', target_id: id, before: before ? toSender(before) : null, after: toSender(after) },
+    };
   });
   return { status: 200 as const, data: toSender(sender) };
 }

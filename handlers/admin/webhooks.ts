@@ -9,7 +9,16 @@ export const adminEnableWebhookEndpoint: AdminHandler<'adminEnableWebhookEndpoin
     const before = await findEndpoint(trx, params.id);
     const after = await enableEndpoint(trx, params.id);
     if (!before || !after) throw notFound('webhook_endpoint', params.id);
-    return { result: after, entry: { action: 'webhook_endpoint.enable', target_type: 'webhook_endpoint', target_id: params.id, before: toWebhookEndpoint(before), after: toWebhookEndpoint(after) } };
+    return {
+      result: after,
+      entry: {
+        action: 'webhook_endpoint.enable',
+        target_type: 'webhook_endpoint',
+        target_id: params.id,
+        before: toWebhookEndpoint(before),
+        after: toWebhookEndpoint(after),
+      },
+    };
   });
   return { status: 200, data: toWebhookEndpoint(endpoint) };
 };

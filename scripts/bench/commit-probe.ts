@@ -25,7 +25,9 @@ interface Checkpoints {
 /** PostgreSQL 17 moved the checkpointer's counters out of pg_stat_bgwriter; the bench may run on either. */
 export async function checkpointsSoFar(db: pg.Pool | pg.PoolClient): Promise<Checkpoints> {
   const { rows } = await db.query<{ version: number }>("SELECT current_setting('server_version_num')::int AS version");
-  const { rows: [counts] } = await db.query<{ requested: string; timed: string }>(
+  const {
+    rows: [counts],
+  } = await db.query<{ requested: string; timed: string }>(
     rows[0].version >= 170000
       ? 'SELECT num_requested AS requested, num_timed AS timed FROM pg_stat_checkpointer'
       : 'SELECT checkpoints_req AS requested, checkpoints_timed AS timed FROM pg_stat_bgwriter',

@@ -44,7 +44,16 @@ export class Bench {
   /** Per send reference: accepted answers, requests cut unanswered, and the file of the accepted ids, for the totals check. */
   readonly sends = new Map<string, { accepted: number; unanswered: number; idsFile?: string }>();
 
-  constructor(fields: { options: Options; dispatch: DispatchProcesses; upstream: Upstream; admin: Admin; pool: pg.Pool; databaseUrl: string; routeId: number; runDir: string }) {
+  constructor(fields: {
+    options: Options;
+    dispatch: DispatchProcesses;
+    upstream: Upstream;
+    admin: Admin;
+    pool: pg.Pool;
+    databaseUrl: string;
+    routeId: number;
+    runDir: string;
+  }) {
     this.options = fields.options;
     this.dispatch = fields.dispatch.api;
     this.workers = fields.dispatch.workers;
@@ -64,7 +73,9 @@ export class Bench {
   /** How many processes of each role, for the table. */
   describeProcesses(): string {
     const plural = (n: number, what: string) => `${n} ${what} process${n === 1 ? '' : 'es'}`;
-    return this.workers.length === 0 ? plural(this.dispatch.length, 'API and worker') : `${plural(this.dispatch.length, 'API')}, ${plural(this.workers.length, 'worker')}`;
+    return this.workers.length === 0
+      ? plural(this.dispatch.length, 'API and worker')
+      : `${plural(this.dispatch.length, 'API')}, ${plural(this.workers.length, 'worker')}`;
   }
 
   /** An API path (under /api/v1) on every process serving the API. */
@@ -82,9 +93,20 @@ export class Bench {
   }
 
   /** POST /messages/send under `reference`, keeping the accepted ids for the totals check. */
-  async send(tenant: Pick<Tenant, 'keys' | 'from'>, reference: string, job: Pick<LoadJob, 'connections' | 'durationSeconds'> & Partial<LoadJob>): Promise<LoadResult> {
+  async send(
+    tenant: Pick<Tenant, 'keys' | 'from'>,
+    reference: string,
+    job: Pick<LoadJob, 'connections' | 'durationSeconds'> & Partial<LoadJob>,
+  ): Promise<LoadResult> {
     const idsFile = join(this.runDir, `accepted-${reference}.txt`);
-    const result = await runLoad({ urls: this.apiUrls('/messages/send'), method: 'POST', keys: tenant.keys, send: { from: tenant.from, reference }, idsFile, ...job });
+    const result = await runLoad({
+      urls: this.apiUrls('/messages/send'),
+      method: 'POST',
+      keys: tenant.keys,
+      send: { from: tenant.from, reference },
+      idsFile,
+      ...job,
+    });
     this.sends.set(reference, { accepted: result.ok, unanswered: result.unanswered, idsFile });
     return result;
   }

@@ -20,16 +20,30 @@ export interface DispatchProcesses {
 }
 
 /** One process; `publicUrl` undefined: its own address. */
-async function startOne(name: string, env: Record<string, string>, publicUrl: string | undefined, logDir: string, cpuProfileDir: string | undefined): Promise<DispatchProcess> {
+async function startOne(
+  name: string,
+  env: Record<string, string>,
+  publicUrl: string | undefined,
+  logDir: string,
+  cpuProfileDir: string | undefined,
+): Promise<DispatchProcess> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const child = startNode(name, MAIN, [], { ...env, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: publicUrl ?? origin, LOG_LEVEL: 'warn' }, logDir, cpuProfileArgs(name, cpuProfileDir));
+  const child = startNode(
+    name,
+    MAIN,
+    [],
+    { ...env, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: publicUrl ?? origin, LOG_LEVEL: 'warn' },
+    logDir,
+    cpuProfileArgs(name, cpuProfileDir),
+  );
   await child.waitUntilAnswering(`${origin}/readyz`);
   return { origin, baseUrl: `${origin}/api/v1`, process: child, residentKb: () => residentKb(child.pid) };
 }
 
 /** Node's flags that write a process's CPU profile, `<dir>/<name>.cpuprofile`, when it exits. */
-export const cpuProfileArgs = (name: string, dir: string | undefined): string[] => (dir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`]);
+export const cpuProfileArgs = (name: string, dir: string | undefined): string[] =>
+  dir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`];
 
 /**
  * `node app/main.ts` as processes of their own on the run's database, started one after the
@@ -38,7 +52,14 @@ export const cpuProfileArgs = (name: string, dir: string | undefined): string[] 
  * API process's address for their reports. Logs at warn: a figure must not pay for log lines.
  * With `cpuProfileDir`, each process writes its CPU profile there when the bench stops it.
  */
-export async function startDispatchProcesses(apiCount: number, workerCount: number, databaseUrl: string, adminToken: string, logDir: string, cpuProfileDir?: string): Promise<DispatchProcesses> {
+export async function startDispatchProcesses(
+  apiCount: number,
+  workerCount: number,
+  databaseUrl: string,
+  adminToken: string,
+  logDir: string,
+  cpuProfileDir?: string,
+): Promise<DispatchProcesses> {
   // Private webhook URLs: the webhook target's receivers listen on this machine.
   const common = { DATABASE_URL: databaseUrl, ADMIN_TOKEN: adminToken, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
   const api: DispatchProcess[] = [];

@@ -35,7 +35,10 @@ interface Message {
  * One statement per batch, one batch under way at a time (as Dispatch's group commit and report
  * batches run); `answers` reads each item's answer from the statement's rows.
  */
-function batched<T, A = undefined>(statement: (items: T[]) => pg.QueryConfig, answers: (items: T[], rows: Record<string, unknown>[]) => A[] = (items) => items.map(() => undefined as A)): Batcher<T, A> {
+function batched<T, A = undefined>(
+  statement: (items: T[]) => pg.QueryConfig,
+  answers: (items: T[], rows: Record<string, unknown>[]) => A[] = (items) => items.map(() => undefined as A),
+): Batcher<T, A> {
   return new Batcher<T, A>({
     run: async (items) => answers(items, (await pool.query(statement(items))).rows),
     maxInFlight: 1,
@@ -70,13 +73,19 @@ const recordingDelivered = batched<string, boolean>(
 );
 
 function submit(message: Message): void {
-  const request = http.request(upstream, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'idempotency-key': message.id } }, (response) => {
-    void text(response)
-      .then((body) => recordingSent.submit({ id: message.id, providerId: (JSON.parse(body) as { id: string }).id }))
-      .catch((error: unknown) => console.error(`recording ${message.id} as sent failed:`, error));
-  });
+  const request = http.request(
+    upstream,
+    { method: 'POST', agent, headers: { 'content-type': 'application/json', 'idempotency-key': message.id } },
+    (response) => {
+      void text(response)
+        .then((body) => recordingSent.submit({ id: message.id, providerId: (JSON.parse(body) as { id: string }).id }))
+        .catch((error: unknown) => console.error(`recording ${message.id} as sent failed:`, error));
+    },
+  );
   request.on('error', (error) => console.error(`submitting ${message.id} failed:`, error));
-  request.end(JSON.stringify({ message_id: message.id, to: message.to, from: message.from, body: message.body, encoding: 'GSM-7', segments: 1, dlr_url: dlrUrl }));
+  request.end(
+    JSON.stringify({ message_id: message.id, to: message.to, from: message.from, body: message.body, encoding: 'GSM-7', segments: 1, dlr_url: dlrUrl }),
+  );
 }
 
 function answer(response: http.ServerResponse, status: number, body: unknown): void {

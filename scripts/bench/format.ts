@@ -18,7 +18,9 @@ export function cpuPerMessage(cpu: MachineCpu, messages: number, unit = 'message
 }
 /** Answers other than 2xx and requests that got none, when there were any. */
 export function refusals(result: { statuses: Record<string, number>; errors: number; errorReasons?: Record<string, number> }): string {
-  const other = Object.entries(result.statuses).filter(([status]) => !status.startsWith('2')).map(([status, n]) => `${n} x ${status}`);
+  const other = Object.entries(result.statuses)
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, n]) => `${n} x ${status}`);
   const reasons = Object.entries(result.errorReasons ?? {}).map(([reason, n]) => `${n} ${reason}`);
   if (result.errors > 0) other.push(`${result.errors} unanswered${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}`);
   return other.length > 0 ? `; ${other.join(', ')}` : '';

@@ -108,7 +108,8 @@ const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W]
 /** A flag's value as a whole number from `min` to `max`, or an error that names the flag. */
 function wholeNumber(flag: string, text: string, min: number, max = Number.POSITIVE_INFINITY): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${flag} must be a whole number from ${min}${max === Number.POSITIVE_INFINITY ? ' up' : ` to ${max}`}, got ${text}\n${USAGE}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${flag} must be a whole number from ${min}${max === Number.POSITIVE_INFINITY ? ' up' : ` to ${max}`}, got ${text}\n${USAGE}`);
   return value;
 }
 
@@ -144,5 +145,14 @@ export function parseOptions(argv: string[]): Options {
   if (unknown.length > 0) throw new Error(`--only names unknown targets: ${unknown.join(', ')}\n${USAGE}`);
   const cpuProfileDir = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
   const openLoopRate = values['open-loop-rate'] === undefined ? undefined : wholeNumber('--open-loop-rate', values['open-loop-rate'], 1);
-  return { quick: values.quick, processes, workerProcesses, databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined, durations, only, cpuProfileDir, openLoopRate };
+  return {
+    quick: values.quick,
+    processes,
+    workerProcesses,
+    databaseServer: values['database-url'] ? process.env.DATABASE_URL : undefined,
+    durations,
+    only,
+    cpuProfileDir,
+    openLoopRate,
+  };
 }

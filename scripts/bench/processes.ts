@@ -35,7 +35,10 @@ export function startNode(name: string, script: string, args: string[], env: Rec
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         if (!running()) throw new Error(`${name} exited before it answered on ${url}:\n${await tail()}`);
-        const status = await fetch(url, { signal: AbortSignal.timeout(2000) }).then((response) => response.status, () => 0);
+        const status = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+          (response) => response.status,
+          () => 0,
+        );
         if (status >= 200 && status < 300) return;
         if (Date.now() > deadline) throw new Error(`${name} did not answer on ${url} within ${timeoutMs} ms:\n${await tail()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));

@@ -51,7 +51,11 @@ export class Admin {
 
   /** An account with a large balance, the route, an approved sender and `keyCount` keys. */
   async createTenant(name: string, routeId: number, keyCount: number): Promise<Tenant> {
-    const account = await call<{ id: string }>(this.#baseUrl, this.#token, 'POST', '/admin/accounts', { email: `${name}@bench.example.com`, name, balance: 100_000_000 });
+    const account = await call<{ id: string }>(this.#baseUrl, this.#token, 'POST', '/admin/accounts', {
+      email: `${name}@bench.example.com`,
+      name,
+      balance: 100_000_000,
+    });
     await call(this.#baseUrl, this.#token, 'PUT', `/admin/accounts/${account.id}/routes/${routeId}`, { priority: 0 });
     const keys = await this.createKeys(account.id, keyCount);
     const sender = await call<{ id: string }>(this.#baseUrl, keys[0].plain_key, 'POST', '/senders/create', { sender_id: SENDER });
@@ -63,7 +67,11 @@ export class Admin {
     const keys: Array<{ id: string; plain_key: string }> = [];
     for (let i = 0; i < count; i += SETUP_CONCURRENCY) {
       const batch = Array.from({ length: Math.min(SETUP_CONCURRENCY, count - i) }, (_, j) =>
-        call<{ id: string; plain_key: string }>(this.#baseUrl, this.#token, 'POST', `/admin/accounts/${accountId}/api-keys`, { name: `bench ${i + j}`, rate_limit: 6000, ...settings }),
+        call<{ id: string; plain_key: string }>(this.#baseUrl, this.#token, 'POST', `/admin/accounts/${accountId}/api-keys`, {
+          name: `bench ${i + j}`,
+          rate_limit: 6000,
+          ...settings,
+        }),
       );
       keys.push(...(await Promise.all(batch)));
     }

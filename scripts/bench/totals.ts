@@ -30,7 +30,14 @@ async function countExisting(bench: Bench, ids: string[]): Promise<number> {
 async function rateLimitHolds(bench: Bench): Promise<{ allowed: number; refused: number; sent: number }> {
   const tenant = await bench.tenant('rate-limit', 1);
   const [key] = await bench.admin.createKeys(tenant.accountId, 1, { rate_limit: RATE_LIMIT });
-  const result = await runLoad({ urls: bench.apiUrls('/account'), method: 'GET', keys: [key.plain_key], connections: 16, durationSeconds: 1, ratePerSecond: RATE_LIMIT * 3 });
+  const result = await runLoad({
+    urls: bench.apiUrls('/account'),
+    method: 'GET',
+    keys: [key.plain_key],
+    connections: 16,
+    durationSeconds: 1,
+    ratePerSecond: RATE_LIMIT * 3,
+  });
   return { allowed: result.ok, refused: result.statuses['429'] ?? 0, sent: result.requests };
 }
 
@@ -50,7 +57,9 @@ export async function checkTotals(bench: Bench): Promise<Measurement> {
     .map(([reference, send]) => `${reference}: ${send.accepted} accepted and ${send.unanswered} unanswered, ${stored.get(reference) ?? 0} stored`);
   const accepted = [...bench.sends.values()].reduce((sum, send) => sum + send.accepted, 0);
   const unanswered = [...bench.sends.values()].reduce((sum, send) => sum + send.unanswered, 0);
-  const { rows: submittedRows } = await bench.pool.query(`SELECT count(*)::int AS n FROM messages WHERE reference LIKE 'bench-%' AND reference <> 'bench-seed' AND provider_message_id IS NOT NULL`);
+  const { rows: submittedRows } = await bench.pool.query(
+    `SELECT count(*)::int AS n FROM messages WHERE reference LIKE 'bench-%' AND reference <> 'bench-seed' AND provider_message_id IS NOT NULL`,
+  );
   const recordedSubmits = submittedRows[0].n as number;
   const upstream = await bench.upstream.stats();
   const pending = await pendingCount(bench.pool);

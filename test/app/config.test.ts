@@ -4,7 +4,19 @@ import { loadConfig } from '../../app/config.ts';
 describe('configuration', () => {
   it('has the operator contract defaults', () => {
     const config = loadConfig({});
-    expect(config).to.include({ role: 'all', port: 3000, host: '127.0.0.1', dataDir: '.data', webhookTimeoutMs: 10000, webhookDisableAfter: 25, trustProxy: false, logLevel: 'info', logFormat: 'json', databaseConnectTimeoutSeconds: 60, metricsToken: undefined });
+    expect(config).to.include({
+      role: 'all',
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: '.data',
+      webhookTimeoutMs: 10000,
+      webhookDisableAfter: 25,
+      trustProxy: false,
+      logLevel: 'info',
+      logFormat: 'json',
+      databaseConnectTimeoutSeconds: 60,
+      metricsToken: undefined,
+    });
     expect(config.webhookRetrySchedule).to.deep.equal([0, 30, 300, 1800, 7200, 43200]);
     expect(config.databaseUrl).to.equal(undefined);
     expect(config.adminToken).to.equal(undefined);
@@ -38,12 +50,15 @@ describe('configuration', () => {
     });
   }
 
-  it('splits roles only on a shared server, and a worker only when it knows the API\'s public address', () => {
+  it("splits roles only on a shared server, and a worker only when it knows the API's public address", () => {
     const database = { DATABASE_URL: 'postgres://localhost/dispatch' };
     expect(() => loadConfig({ DISPATCH_ROLE: 'api' })).to.throw(/^DISPATCH_ROLE=api needs DATABASE_URL/);
     expect(() => loadConfig({ ...database, DISPATCH_ROLE: 'worker' })).to.throw(/^DISPATCH_ROLE=worker needs PUBLIC_URL/);
     expect(loadConfig({ ...database, DISPATCH_ROLE: 'api' }).role).to.equal('api');
-    expect(loadConfig({ ...database, DISPATCH_ROLE: 'worker', PUBLIC_URL: 'https://sms.example.com' })).to.include({ role: 'worker', publicUrl: 'https://sms.example.com' });
+    expect(loadConfig({ ...database, DISPATCH_ROLE: 'worker', PUBLIC_URL: 'https://sms.example.com' })).to.include({
+      role: 'worker',
+      publicUrl: 'https://sms.example.com',
+    });
   });
 
   it('reads a shortened retry schedule', () => {

@@ -10,7 +10,16 @@ import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /** A Dispatch in its own OS process, so that it can be killed the hard way. */
 async function startProcess(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const env = { ...process.env, ...TEST_WEBHOOK_ENV, DATABASE_URL: databaseUrl, ADMIN_TOKEN, PORT: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: 'warn', ...extraEnv };
+  const env = {
+    ...process.env,
+    ...TEST_WEBHOOK_ENV,
+    DATABASE_URL: databaseUrl,
+    ADMIN_TOKEN,
+    PORT: '0',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
   const child = spawn(process.execPath, ['app/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const baseUrl = await new Promise<string>((resolve, reject) => {
@@ -61,7 +70,9 @@ describe('a Dispatch process killed during a webhook delivery', function () {
       await jobs.connect();
       const waitForJob = (condition: string) =>
         eventually(
-          async () => (await jobs.query(`SELECT 1 FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb($1::text) AND ${condition}`, [sent.id])).rows.length,
+          async () =>
+            (await jobs.query(`SELECT 1 FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb($1::text) AND ${condition}`, [sent.id]))
+              .rows.length,
           (found) => found > 0,
           { timeoutMs: 30_000, what: `the send job to match ${condition}` },
         );

@@ -25,7 +25,9 @@ describe('the Dockerfile and compose.yaml', () => {
   });
 
   it('gives every compose service a health check and a restart policy', async () => {
-    const compose = (await import('js-yaml')).load(await readFile('compose.yaml', 'utf8')) as { services: Record<string, { healthcheck?: unknown; restart?: string; init?: boolean }> };
+    const compose = (await import('js-yaml')).load(await readFile('compose.yaml', 'utf8')) as {
+      services: Record<string, { healthcheck?: unknown; restart?: string; init?: boolean }>;
+    };
     for (const [name, service] of Object.entries(compose.services)) {
       expect(service.healthcheck, name).to.be.an('object');
       expect(service.restart, name).to.equal('unless-stopped');
@@ -80,8 +82,12 @@ describe('the Docker image', function () {
 
     const sent = await call('POST', '/messages/send', { auth: key, baseUrl, body: { to: '+14155550123', from: 'Dispatch', body: 'Hello from the container' } });
     expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
-    await eventually(async () => (await call('GET', `/messages/${sent.body.data.id}`, { auth: key, baseUrl })).body.data, (message) => message.status === 'delivered', {
-      what: 'the message sent in the container to be delivered',
-    });
+    await eventually(
+      async () => (await call('GET', `/messages/${sent.body.data.id}`, { auth: key, baseUrl })).body.data,
+      (message) => message.status === 'delivered',
+      {
+        what: 'the message sent in the container to be delivered',
+      },
+    );
   });
 });

@@ -71,7 +71,11 @@ describe('the key cache', () => {
     expect((await cache.find(hash))?.key.name).to.not.equal('Renamed');
     expect(loader.loads).to.equal(2);
     release();
-    await eventually(() => cache.find(hash), (found) => found?.key.name === 'Renamed', { what: 'the refreshed entry' });
+    await eventually(
+      () => cache.find(hash),
+      (found) => found?.key.name === 'Renamed',
+      { what: 'the refreshed entry' },
+    );
     // The refreshed entry lasts its own time from when it was read (41 + 50), the first one would not have.
     now = 80;
     expect((await cache.find(hash))?.key.name).to.equal('Renamed');
@@ -87,7 +91,11 @@ describe('the key cache', () => {
     now = 45;
     expect((await cache.find(hash))?.key.id).to.equal(tenant.keyId);
     // Still within the first entry's time: only the refresh can have forgotten it.
-    await eventually(() => cache.find(hash), (found) => found === undefined, { what: 'the deleted key to be forgotten' });
+    await eventually(
+      () => cache.find(hash),
+      (found) => found === undefined,
+      { what: 'the deleted key to be forgotten' },
+    );
   });
 
   it('does not remember a row read before a change to its account was announced', async () => {
@@ -143,7 +151,10 @@ describe('the key cache, kept current by the database', () => {
   });
 
   it('drops a key whose grant was changed in SQL by hand, on the announcement', async () => {
-    await harness.db('api_keys').where({ id: tenant.keyId }).update({ permissions: ['sms:read'] });
+    await harness
+      .db('api_keys')
+      .where({ id: tenant.keyId })
+      .update({ permissions: ['sms:read'] });
     await eventually(cached, (found) => found.key.permissions.length === 1, { what: 'the new permissions' });
   });
 
@@ -168,11 +179,19 @@ describe('the listener for key and account changes', () => {
       expect(events).to.deep.equal(['reset']);
       const [own] = (await listeningBackends()).filter((pid) => !others.includes(pid));
       await harness.db.raw('SELECT pg_terminate_backend(?)', [own]);
-      await eventually(async () => events.length, (count) => count === 4, { what: 'the loss and the new connection' });
+      await eventually(
+        async () => events.length,
+        (count) => count === 4,
+        { what: 'the loss and the new connection' },
+      );
       expect(events).to.deep.equal(['reset', 'reset', 'lost', 'reset']);
       const tenant = await createTenant();
       await setAccountStatus(harness.db, tenant.accountId, 'closed');
-      await eventually(async () => events, (seen) => seen.includes(`change ${tenant.accountId}`), { what: 'the change' });
+      await eventually(
+        async () => events,
+        (seen) => seen.includes(`change ${tenant.accountId}`),
+        { what: 'the change' },
+      );
     } finally {
       await running.stop();
     }
@@ -199,7 +218,11 @@ describe('the announcements of changes that authentication reads', () => {
     await harness.db('api_keys').where({ id: quiet.keyId }).update({ last_used_at: new Date() });
     await setAccountStatus(harness.db, loud.accountId, 'closed');
     // Announcements arrive in commit order: once the last one is heard, the earlier ones would have been.
-    await eventually(async () => heard, (ids) => ids.includes(loud.accountId), { what: 'the closing' });
+    await eventually(
+      async () => heard,
+      (ids) => ids.includes(loud.accountId),
+      { what: 'the closing' },
+    );
     expect(heard).to.not.include(quiet.accountId);
   });
 
@@ -257,9 +280,13 @@ describe('two Dispatch processes sharing a database', function () {
     await setAccountStatus(harness.db, tenant.accountId, 'suspended');
     const refusals = await Promise.all(
       [harness.baseUrl, second.baseUrl].map((baseUrl) =>
-        eventually(() => call('GET', '/account', { auth: tenant.key, baseUrl }), (response) => response.status !== 200, {
-          what: `${baseUrl} to refuse the suspended account's key`,
-        }),
+        eventually(
+          () => call('GET', '/account', { auth: tenant.key, baseUrl }),
+          (response) => response.status !== 200,
+          {
+            what: `${baseUrl} to refuse the suspended account's key`,
+          },
+        ),
       ),
     );
     for (const refused of refusals) {

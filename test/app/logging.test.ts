@@ -52,7 +52,12 @@ describe('logs', function () {
     await admin('POST', `/admin/senders/${sender.id}/approve`);
     const routes = [];
     for (const [priority, outcome] of outcomes.entries()) {
-      const route = await admin('POST', '/admin/routes', { name: `logs-${outcome}-${randomBase62(6)}`, provider: 'simulator', config: { outcome, dlr_delay_ms: 20 }, price_per_segment: 0.01 });
+      const route = await admin('POST', '/admin/routes', {
+        name: `logs-${outcome}-${randomBase62(6)}`,
+        provider: 'simulator',
+        config: { outcome, dlr_delay_ms: 20 },
+        price_per_segment: 0.01,
+      });
       await admin('PUT', `/admin/accounts/${account.id}/routes/${route.id}`, { priority });
       routes.push(route);
     }
@@ -60,17 +65,30 @@ describe('logs', function () {
   }
 
   const send = async (key: string) => {
-    const response = await call('POST', '/messages/send', { auth: key, baseUrl: dispatch.baseUrl, body: { to: '+14155550123', from: 'Dispatch', body: 'Logged' } });
+    const response = await call('POST', '/messages/send', {
+      auth: key,
+      baseUrl: dispatch.baseUrl,
+      body: { to: '+14155550123', from: 'Dispatch', body: 'Logged' },
+    });
     expect(response.status, JSON.stringify(response.body)).to.equal(201);
     return response.body.data.id as string;
   };
   const message = async (key: string, id: string) => (await call('GET', `/messages/${id}`, { auth: key, baseUrl: dispatch.baseUrl })).body.data;
-  const logged = (what: string, match: (record: LogRecord) => boolean) => eventually(async () => records.filter(match), (found) => found.length > 0, { what });
+  const logged = (what: string, match: (record: LogRecord) => boolean) =>
+    eventually(
+      async () => records.filter(match),
+      (found) => found.length > 0,
+      { what },
+    );
 
   it('logs every failed upstream submission at warn with the route name, the message id, the outcome and the error', async () => {
     const { key, routes } = await tenant(['unavailable', 'rejected']);
     const id = await send(key);
-    await eventually(() => message(key, id), (m) => m.status === 'failed', { what: 'the message failed' });
+    await eventually(
+      () => message(key, id),
+      (m) => m.status === 'failed',
+      { what: 'the message failed' },
+    );
     const failures = records.filter((record) => record.msg === 'upstream submission failed' && record.message_id === id);
     expect(failures.map((record) => [record.level, record.route, record.route_id, record.outcome, record.code])).to.deep.equal([
       [40, routes[0].name, routes[0].id, 'retryable', 'provider_unavailable'],
@@ -82,12 +100,20 @@ describe('logs', function () {
   it('shows a pending message its last upstream error while it retries, and clears it once it is sent', async () => {
     const { key, routes } = await tenant(['unavailable']);
     const id = await send(key);
-    const pending = await eventually(() => message(key, id), (m) => m.error !== null, { what: 'the retrying message to show its error' });
+    const pending = await eventually(
+      () => message(key, id),
+      (m) => m.error !== null,
+      { what: 'the retrying message to show its error' },
+    );
     expect(pending.status).to.equal('pending');
     expect(pending.error).to.deep.equal({ type: 'provider_error', code: 'provider_unavailable', message: 'The simulator is unavailable.' });
     // The route recovers: the next try (the send job's first retry, 5 s on) sends it.
     await admin('PATCH', `/admin/routes/${routes[0].id}`, { config: { outcome: 'delivered', dlr_delay_ms: 20 } });
-    const sent = await eventually(() => message(key, id), (m) => m.status !== 'pending', { what: 'the message sent', timeoutMs: 30_000 });
+    const sent = await eventually(
+      () => message(key, id),
+      (m) => m.status !== 'pending',
+      { what: 'the message sent', timeoutMs: 30_000 },
+    );
     expect(sent.status).to.be.oneOf(['sent', 'delivered']);
     expect(sent.error).to.equal(null);
   });
@@ -136,7 +162,13 @@ describe('logs', function () {
       child.stdout.on('data', (chunk) => (out.stdout += chunk));
       child.stderr.on('data', (chunk) => (out.stderr += chunk));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      const ready = until && eventually(async () => out.stderr, (text) => until.test(text) || child.exitCode !== null, { what: 'the process to start', timeoutMs: 30_000 });
+      const ready =
+        until &&
+        eventually(
+          async () => out.stderr,
+          (text) => until.test(text) || child.exitCode !== null,
+          { what: 'the process to start', timeoutMs: 30_000 },
+        );
       return { child, out, exited, ready };
     }
 
@@ -148,7 +180,11 @@ describe('logs', function () {
       const baseUrl = /listening on (\S+)/.exec(started.out.stderr)?.[1] as string;
       expect(baseUrl, started.out.stderr).to.match(/^http:/);
       expect((await call('GET', '/account', { baseUrl })).status).to.equal(401);
-      await eventually(async () => started.out.stdout, (text) => text.includes('"msg":"request"'), { what: 'the request line' });
+      await eventually(
+        async () => started.out.stdout,
+        (text) => text.includes('"msg":"request"'),
+        { what: 'the request line' },
+      );
       started.child.kill('SIGTERM');
       expect(await started.exited).to.equal(0);
       const lines = started.out.stdout.trim().split('\n');
@@ -161,7 +197,10 @@ describe('logs', function () {
       const stopped = run({ DATABASE_URL: await closedDatabase(), DATABASE_CONNECT_TIMEOUT_SECONDS: '2' });
       expect(await stopped.exited).to.equal(1);
       expect(stopped.out.stderr).to.equal('');
-      const lines = stopped.out.stdout.trim().split('\n').map((line) => JSON.parse(line));
+      const lines = stopped.out.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(lines.map((line) => [line.level, line.msg])).to.deep.equal([
         [40, 'database unreachable: retrying with backoff'],
         [50, 'database unreachable: giving up (DATABASE_CONNECT_TIMEOUT_SECONDS)'],
@@ -178,7 +217,9 @@ describe('logs', function () {
       expect(await stopped.exited).to.equal(1);
       const lines = stopped.out.stdout.trim().split('\n');
       expect(lines).to.have.length(1);
-      expect(lines[0]).to.match(/^\d\d:\d\d:\d\d\.\d{3} ERROR database unreachable: giving up \(DATABASE_CONNECT_TIMEOUT_SECONDS\) error=.*ECONNREFUSED.* attempts=1 timeout_seconds=0$/);
+      expect(lines[0]).to.match(
+        /^\d\d:\d\d:\d\d\.\d{3} ERROR database unreachable: giving up \(DATABASE_CONNECT_TIMEOUT_SECONDS\) error=.*ECONNREFUSED.* attempts=1 timeout_seconds=0$/,
+      );
     });
   });
 });

@@ -19,7 +19,11 @@ describe('GET /metrics', () => {
     const reported = (text: string) => sample(text, new RegExp(`^dispatch_delivery_reports_total\\{route="${healthy}",status="delivered"\\}`));
     const latencies = (text: string) => sample(text, new RegExp(`^dispatch_delivery_latency_seconds_count\\{route="${healthy}"\\}`));
     // The report is counted, and its message's latency observed, once stored: just after the message reads delivered.
-    const after = await eventually(() => scrape(), (text) => reported(text) === 1 && latencies(text) === 1, { what: 'the delivery report counted' });
+    const after = await eventually(
+      () => scrape(),
+      (text) => reported(text) === 1 && latencies(text) === 1,
+      { what: 'the delivery report counted' },
+    );
     // Database figures are cached for 15 s per process: a fresh process reads them now.
     const fresh = await startInstance(harness.database.url, { METRICS_TOKEN });
     const figures = await scrape(fresh.baseUrl, METRICS_TOKEN).finally(() => fresh.stop());
@@ -58,7 +62,11 @@ describe('GET /metrics', () => {
     const guarded = await startInstance(harness.database.url, { METRICS_TOKEN });
     try {
       const url = metricsUrl(guarded.baseUrl);
-      const refusals = await Promise.all([fetch(url), fetch(url, { headers: { authorization: 'Bearer metrics-token-wrong-guess' } }), fetch(url, { headers: { authorization: 'Basic eDp5' } })]);
+      const refusals = await Promise.all([
+        fetch(url),
+        fetch(url, { headers: { authorization: 'Bearer metrics-token-wrong-guess' } }),
+        fetch(url, { headers: { authorization: 'Basic eDp5' } }),
+      ]);
       for (const refused of refusals) {
         expect(refused.status).to.equal(401);
         expect(refused.headers.get('www-authenticate')).to.equal('Bearer');

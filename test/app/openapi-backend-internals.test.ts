@@ -60,7 +60,9 @@ describe('the fast request parse', () => {
     expect(routed.router.getOperations().map((operation) => operation.operationId)).to.deep.equal(before);
     expect(routed.router.getOperations()).to.equal(routed.router.getOperations());
     for (const operation of routed.router.getOperations()) {
-      expect(routed.router.matchOperation({ method: operation.method, path: pathFor(operation), headers: {} })?.operationId, operation.operationId).to.equal(operation.operationId);
+      expect(routed.router.matchOperation({ method: operation.method, path: pathFor(operation), headers: {} })?.operationId, operation.operationId).to.equal(
+        operation.operationId,
+      );
     }
   });
 });

@@ -22,7 +22,11 @@ describe('the per-key rate limiter', () => {
     const limiter = processLimiter();
     const keyId = newKeyId();
     const outcomes = await Promise.all(Array.from({ length: 25 }, () => limiter.consume(keyId, 10)));
-    expect(allowed(outcomes).map((outcome) => outcome.remaining).sort((a, b) => a - b)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(
+      allowed(outcomes)
+        .map((outcome) => outcome.remaining)
+        .sort((a, b) => a - b),
+    ).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     for (const refused of outcomes.filter((outcome) => !outcome.allowed)) {
       expect(refused.remaining).to.equal(0);
       expect(refused.resetSeconds).to.be.within(1, 60);
@@ -41,7 +45,10 @@ describe('the per-key rate limiter', () => {
     const limiter = processLimiter();
     const keyId = newKeyId();
     await Promise.all([limiter.consume(keyId, 3), limiter.consume(keyId, 3)]);
-    await harness.db('rate_limits').where({ key: `key:${keyId}` }).update({ expire: Date.now() - 1 });
+    await harness
+      .db('rate_limits')
+      .where({ key: `key:${keyId}` })
+      .update({ expire: Date.now() - 1 });
     const fresh = await limiter.consume(keyId, 3);
     expect(fresh).to.include({ allowed: true, remaining: 2 });
     expect(fresh.resetSeconds).to.be.within(59, 60);

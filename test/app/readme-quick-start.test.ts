@@ -29,7 +29,12 @@ describe('the README quick start', function () {
     return block.replaceAll('http://127.0.0.1:3000/', `http://127.0.0.1:${port}/`);
   };
   /** The JSON answers a block printed, one a line. */
-  const answers = (stdout: string) => stdout.trim().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+  const answers = (stdout: string) =>
+    stdout
+      .trim()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line));
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dispatch-readme-'));
@@ -45,7 +50,11 @@ describe('the README quick start', function () {
       process.kill(-server.pid, 'SIGTERM');
       await exited;
       // The PostgreSQL of npm start may still be writing its last WAL as npm exits: the directory can go once it is down.
-      await eventually(async () => existsSync(join(dir, '.data', 'postgres', 'postmaster.pid')), (running) => !running, { what: 'the embedded PostgreSQL to stop' });
+      await eventually(
+        async () => existsSync(join(dir, '.data', 'postgres', 'postmaster.pid')),
+        (running) => !running,
+        { what: 'the embedded PostgreSQL to stop' },
+      );
     }
     await rm(dir, { recursive: true, force: true });
   });
@@ -85,7 +94,11 @@ describe('the README quick start', function () {
     expect(['pending', 'sent', 'delivered']).to.include(read.status);
     const { api_key: key } = JSON.parse(await readFile(join(dir, '.data', 'credentials.json'), 'utf8'));
     const baseUrl = `http://127.0.0.1:${port}/api/v1`;
-    await eventually(async () => (await call('GET', `/messages/${sent.id}`, { auth: key, baseUrl })).body.data, (message) => message.status === 'delivered', { what: 'the quick-start message to be delivered' });
+    await eventually(
+      async () => (await call('GET', `/messages/${sent.id}`, { auth: key, baseUrl })).body.data,
+      (message) => message.status === 'delivered',
+      { what: 'the quick-start message to be delivered' },
+    );
   });
 
   it('then the STOP step runs as written: the reply opts the phone out, is confirmed once from the long code, and the next send is refused', async () => {
@@ -104,7 +117,9 @@ describe('the README quick start', function () {
     const { api_key: key } = JSON.parse(await readFile(join(dir, '.data', 'credentials.json'), 'utf8'));
     const baseUrl = `http://127.0.0.1:${port}/api/v1`;
     const optOuts = await call('GET', '/opt-outs', { auth: key, baseUrl });
-    expect(optOuts.body.data.map((optOut: { number: string; source: string; keyword: string }) => [optOut.number, optOut.source, optOut.keyword])).to.deep.equal([['+14155550123', 'keyword', 'STOP']]);
+    expect(
+      optOuts.body.data.map((optOut: { number: string; source: string; keyword: string }) => [optOut.number, optOut.source, optOut.keyword]),
+    ).to.deep.equal([['+14155550123', 'keyword', 'STOP']]);
     // Newest first: the confirmation, from the long code, then the first step's message; the refused send left nothing.
     const messages = await call('GET', '/messages', { auth: key, baseUrl });
     expect(messages.body.data.map((message: { to: string; from: string }) => [message.from, message.to])).to.deep.equal([

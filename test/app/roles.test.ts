@@ -33,7 +33,7 @@ describe('DISPATCH_ROLE: an API process and a worker process on one database', f
     await sibling?.drop();
   });
 
-  it('accepts sends in the API process, submits them from the worker with the API\'s report URL, and each process counts what it did', async () => {
+  it("accepts sends in the API process, submits them from the worker with the API's report URL, and each process counts what it did", async () => {
     const tenant = await sendingTenant({ baseUrl: api.baseUrl, routes: [{ provider: 'http', config: { url: provider.url, token: 'secret-token' } }] });
     const route = await routeName(tenant.routeIds[0], api.baseUrl);
     provider.behave((body) => ({ accept: true, id: `split-${body.to.slice(-1)}` }));
@@ -62,7 +62,7 @@ describe('DISPATCH_ROLE: an API process and a worker process on one database', f
     expect(sample(workerMetrics, /^dispatch_http_request_duration_seconds_count\{operation="sendMessage"/) ?? 0, 'the worker served no send').to.equal(0);
   });
 
-  it('serves a worker\'s probes and metrics, and nothing of the API from it', async () => {
+  it("serves a worker's probes and metrics, and nothing of the API from it", async () => {
     const origin = originOf(worker);
     expect((await fetch(`${origin}/healthz`)).status).to.equal(200);
     const ready = await fetch(`${origin}/readyz`);

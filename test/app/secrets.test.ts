@@ -74,7 +74,8 @@ describe('secrets after a realistic run', function () {
 
     const account = (await api('POST', '/admin/accounts', { auth: 'admin', body: { email: 'secrets@example.com', name: 'Secrets', balance: 10 } })).body.data;
     const main = (await api('POST', `/admin/accounts/${account.id}/api-keys`, { auth: 'admin', body: { name: 'Main' } })).body.data.plain_key;
-    const minted = (await api('POST', '/api-keys/create', { auth: main, body: { name: 'Sending', permissions: ['sms:send', 'sms:bulk', 'sms:read'] } })).body.data;
+    const minted = (await api('POST', '/api-keys/create', { auth: main, body: { name: 'Sending', permissions: ['sms:send', 'sms:bulk', 'sms:read'] } })).body
+      .data;
     const revoked = (await api('POST', '/api-keys/create', { auth: main, body: { name: 'Revoked', permissions: ['sms:read'] } })).body.data;
     await api('DELETE', `/api-keys/${revoked.id}`, { auth: main });
     await api('GET', '/messages', { auth: revoked.plain_key });
@@ -88,16 +89,24 @@ describe('secrets after a realistic run', function () {
     secrets['the HTTP route token'] = randomBase62(24);
     const routes = [
       { provider: 'http', config: { url: provider.url, token: secrets['the HTTP route token'] }, prefixes: ['+1'] },
-      { provider: 'smpp', config: { host: '127.0.0.1', port: smsc.port, system_id: FakeSmsc.SYSTEM_ID, password: secrets['the SMPP password'] }, prefixes: ['+44'] },
+      {
+        provider: 'smpp',
+        config: { host: '127.0.0.1', port: smsc.port, system_id: FakeSmsc.SYSTEM_ID, password: secrets['the SMPP password'] },
+        prefixes: ['+44'],
+      },
     ];
     for (const [priority, route] of routes.entries()) {
-      const created = (await api('POST', '/admin/routes', { auth: 'admin', body: { name: `${route.provider}-route`, price_per_segment: 0.01, ...route } })).body.data;
+      const created = (await api('POST', '/admin/routes', { auth: 'admin', body: { name: `${route.provider}-route`, price_per_segment: 0.01, ...route } })).body
+        .data;
       await api('PUT', `/admin/accounts/${account.id}/routes/${created.id}`, { auth: 'admin', body: { priority } });
     }
 
     provider.behave((body) => ({ accept: true, id: `prov-${body.message_id}` }));
-    const single = (await api('POST', '/messages/send', { auth: sending, body: { to: '+14155550123', from: 'Dispatch', body: 'Your code is 1234' } })).body.data;
-    const bulk = (await api('POST', '/messages/bulk', { auth: sending, body: { recipients: ['+12127001234', '+12127005678'], from: 'Dispatch', body: 'Sale today' } })).body.data;
+    const single = (await api('POST', '/messages/send', { auth: sending, body: { to: '+14155550123', from: 'Dispatch', body: 'Your code is 1234' } })).body
+      .data;
+    const bulk = (
+      await api('POST', '/messages/bulk', { auth: sending, body: { recipients: ['+12127001234', '+12127005678'], from: 'Dispatch', body: 'Sale today' } })
+    ).body.data;
     const viaSmpp = (await api('POST', '/messages/send', { auth: sending, body: { to: '+447911123456', from: 'Dispatch', body: 'Hello' } })).body.data;
     const messageIds = [single.id, ...bulk.messages.map((message: { id: string }) => message.id), viaSmpp.id];
 
@@ -105,7 +114,11 @@ describe('secrets after a realistic run', function () {
     const dlrUrl = provider.requests[0].body.dlr_url as string;
     secrets['the delivery-report token'] = dlrUrl.split('/').at(-1) as string;
     for (const request of provider.requests) {
-      await raw(dlrUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: `prov-${request.body.message_id}`, status: 'delivered' }) });
+      await raw(dlrUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: `prov-${request.body.message_id}`, status: 'delivered' }),
+      });
     }
     await waitFor('the SMPP submit', () => smsc.submits.some((submit) => submit.messageId !== ''));
     await smsc.sendReceipt(smsc.submits[0].messageId, 'DELIVRD');
@@ -119,8 +132,16 @@ describe('secrets after a realistic run', function () {
     await raw(dlrUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id": ' });
     await raw(dlrUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'x', status: 'exploded' }) });
     await raw(`${dlrUrl}x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    await raw(`${dispatch.baseUrl}/messages/send`, { method: 'POST', headers: { authorization: `Bearer ${sending}`, 'content-type': 'application/json' }, body: '{"to": "+1' });
-    await raw(`${dispatch.baseUrl}/messages/send`, { method: 'POST', headers: { authorization: `Bearer ${sending}`, 'content-type': 'text/plain' }, body: 'hello' });
+    await raw(`${dispatch.baseUrl}/messages/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sending}`, 'content-type': 'application/json' },
+      body: '{"to": "+1',
+    });
+    await raw(`${dispatch.baseUrl}/messages/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sending}`, 'content-type': 'text/plain' },
+      body: 'hello',
+    });
     await api('POST', '/messages/send', { auth: sending, body: { to: '12345', from: 'Dispatch', body: 'x'.repeat(2000) } });
     await api('GET', '/admin/routes', { auth: main });
     await api('GET', '/account', { headers: { authorization: `Basic ${Buffer.from(`user:${main}`).toString('base64')}` } });
@@ -146,7 +167,12 @@ describe('secrets after a realistic run', function () {
     const forbidden = {
       ...secrets,
       'the signing secret without its prefix': secrets['the signing secret'].replace(/^whsec_/, ''),
-      ...Object.fromEntries(plainKeys.flatMap((key, index) => [[`plain key ${index}`, key], [`plain key ${index} without its prefix`, key.slice('ds_live_'.length)]])),
+      ...Object.fromEntries(
+        plainKeys.flatMap((key, index) => [
+          [`plain key ${index}`, key],
+          [`plain key ${index} without its prefix`, key.slice('ds_live_'.length)],
+        ]),
+      ),
     };
     for (const [what, secret] of Object.entries(forbidden)) {
       expect(secret.length, what).to.be.at.least(16);
@@ -172,7 +198,13 @@ describe('secrets after a realistic run', function () {
 
 describe('log redaction', () => {
   it('redacts the secret of a delivery-report path however it is written, and leaves other paths alone', () => {
-    for (const path of ['/callbacks/dlr/abc123', '/CALLBACKS/DLR/abc123', '/callbacks//dlr/abc123/extra', '/callbacks%2Fdlr%2Fabc123', '//callbacks/dlr/abc123']) {
+    for (const path of [
+      '/callbacks/dlr/abc123',
+      '/CALLBACKS/DLR/abc123',
+      '/callbacks//dlr/abc123/extra',
+      '/callbacks%2Fdlr%2Fabc123',
+      '//callbacks/dlr/abc123',
+    ]) {
       expect(redactPath(path), path).to.not.include('abc123');
       expect(redactPath(path), path).to.match(/\[redacted\]$/);
     }

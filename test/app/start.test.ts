@@ -116,7 +116,12 @@ describe('npm start with no DATABASE_URL', function () {
       expect(code, stderr).to.equal(1);
       expect(stderr.trim()).to.equal(`dispatch: cannot listen on 127.0.0.1:${port}: the port is in use; set PORT to another port`);
       // Its embedded server stopped: the data directory holds no postmaster.pid.
-      expect(await stat(join(dataDir, 'postgres', 'postmaster.pid')).then(() => 'running', () => 'stopped')).to.equal('stopped');
+      expect(
+        await stat(join(dataDir, 'postgres', 'postmaster.pid')).then(
+          () => 'running',
+          () => 'stopped',
+        ),
+      ).to.equal('stopped');
     } finally {
       taken.close();
     }

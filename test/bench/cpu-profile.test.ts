@@ -23,7 +23,10 @@ describe("the bench's --cpu-prof", () => {
   it('has a process started with it leave its CPU profile, named after the process, when the bench stops it', async () => {
     // As Dispatch does, it exits on SIGTERM; it says when it is ready for one.
     const script = join(dir, 'busy.mjs');
-    await writeFile(script, "process.on('SIGTERM', () => process.exit(0)); const end = Date.now() + 100; while (Date.now() < end); console.log('ready'); setInterval(() => {}, 1000);\n");
+    await writeFile(
+      script,
+      "process.on('SIGTERM', () => process.exit(0)); const end = Date.now() + 100; while (Date.now() < end); console.log('ready'); setInterval(() => {}, 1000);\n",
+    );
     const busy = startNode('busy-1', script, [], {}, dir, cpuProfileArgs('busy-1', join(dir, 'profiles')));
     while (!(await readFile(busy.logFile, 'utf8').catch(() => '')).includes('ready')) await new Promise((wake) => setTimeout(wake, 20));
     await busy.stop();

@@ -72,7 +72,13 @@ describe("the bench's floor server", () => {
     const peer = await overtakingUpstream();
     upstream = peer.server;
     const port = await freePort();
-    floor = startNode('floor-server', FLOOR_SERVER, [], { DATABASE_URL: harness.database.url, PORT: String(port), UPSTREAM_URL: peer.url, ACCOUNT_ID: 'acct_floor_test' }, logDir);
+    floor = startNode(
+      'floor-server',
+      FLOOR_SERVER,
+      [],
+      { DATABASE_URL: harness.database.url, PORT: String(port), UPSTREAM_URL: peer.url, ACCOUNT_ID: 'acct_floor_test' },
+      logDir,
+    );
     await floor.waitUntilAnswering(`http://127.0.0.1:${port}/healthz`);
 
     const sent = await post(`http://127.0.0.1:${port}/send`, { to: '+12125550100', from: 'Bench', body: 'Your code is 482913.' });

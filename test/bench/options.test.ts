@@ -8,6 +8,7 @@ describe("the bench's --open-loop-rate", () => {
   });
 
   it('refuses a rate that is not a whole number of sends a second', () => {
-    for (const rate of ['0', '-5', '2.5', 'fast']) expect(() => parseOptions([`--open-loop-rate=${rate}`]), rate).to.throw(/--open-loop-rate must be a whole number/);
+    for (const rate of ['0', '-5', '2.5', 'fast'])
+      expect(() => parseOptions([`--open-loop-rate=${rate}`]), rate).to.throw(/--open-loop-rate must be a whole number/);
   });
 });

@@ -19,8 +19,7 @@ const BURNER = `
   process.stdin.resume();
 `;
 
-const sample = (entries: [number, CpuRole, number][]): ProcessTicks =>
-  new Map(entries.map(([pid, role, ticks]) => [pid, { role, ticks }]));
+const sample = (entries: [number, CpuRole, number][]): ProcessTicks => new Map(entries.map(([pid, role, ticks]) => [pid, { role, ticks }]));
 
 describe("the bench's CPU split by process", () => {
   it('reads what a process and the children it has reaped spent, as they count it themselves', async () => {

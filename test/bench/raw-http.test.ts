@@ -34,7 +34,12 @@ describe("the bench's raw HTTP client", () => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        const echoed = { method: request.method, path: request.url, authorization: request.headers.authorization, body: Buffer.concat(chunks).toString('utf8') };
+        const echoed = {
+          method: request.method,
+          path: request.url,
+          authorization: request.headers.authorization,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
         // Answers after a turn, so that requests sent together overlap on the server.
         setImmediate(() => {
           response.statusCode = 201;
@@ -80,7 +85,9 @@ describe("the bench's raw HTTP client", () => {
   it('opens at most its connections, and the requests beyond them wait for one to come free', async () => {
     const server = await echoServer();
     const client = pool(server.url, 3);
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => client.request(requestHead('GET', new URL(`/${i}`, server.url), {}, undefined), undefined)));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => client.request(requestHead('GET', new URL(`/${i}`, server.url), {}, undefined), undefined)),
+    );
     expect(answers.map((answer) => JSON.parse(answer.body).path)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `/${i}`));
     expect(server.connections()).to.equal(3);
     expect(server.mostAtOnce()).to.equal(3);
@@ -110,7 +117,9 @@ describe("the bench's raw HTTP client", () => {
   it('refuses an answer without Content-Length rather than guess where it ends', async () => {
     const url = await rawServer(['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n']);
     let failure: Error | undefined;
-    await pool(url, 1).request(requestHead('GET', url, {}, undefined), undefined).catch((error: Error) => (failure = error));
+    await pool(url, 1)
+      .request(requestHead('GET', url, {}, undefined), undefined)
+      .catch((error: Error) => (failure = error));
     expect(failure?.message).to.equal('an answer without Content-Length');
   });
 
@@ -151,7 +160,14 @@ describe("the bench's raw HTTP client", () => {
     const failures: string[] = [];
     let answered = 0;
     for (const [round, size] of bursts.entries()) {
-      await Promise.all(Array.from({ length: size }, () => client.request(head, undefined).then(() => answered++, (error: Error & { code?: string }) => failures.push(error.code ?? error.message))));
+      await Promise.all(
+        Array.from({ length: size }, () =>
+          client.request(head, undefined).then(
+            () => answered++,
+            (error: Error & { code?: string }) => failures.push(error.code ?? error.message),
+          ),
+        ),
+      );
       await new Promise((resolve) => setTimeout(resolve, round % 8));
     }
     expect(failures).to.deep.equal([]);

@@ -49,7 +49,8 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
   };
 
   /** A client's retry under the same Idempotency-Key: after a cut connection, a 409 (the first claim is still held) or a 5xx. */
-  const worthRetrying = (outcome: CallOutcome) => outcome.kind === 'connection' || outcome.kind === 'timeout' || (outcome.kind === 'answer' && (outcome.status === 409 || outcome.status >= 500));
+  const worthRetrying = (outcome: CallOutcome) =>
+    outcome.kind === 'connection' || outcome.kind === 'timeout' || (outcome.kind === 'answer' && (outcome.status === 409 || outcome.status >= 500));
 
   /**
    * A 409 says the send cut by the kill still holds its Idempotency-Key: its lock lives as long as
@@ -94,12 +95,17 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
     const sends = Array.from({ length: CLIENTS }, async () => {
       for (let index = next++; index < SENDS; index = next++) firstTry[index] = await send(index);
     });
-    await eventually('sends accepted, submitted and their webhooks under way, so that the kill lands mid-load', 120_000, async () => {
-      atKill = { accepted: firstTry.filter(is201).length, submitted: primary.fake.requests.length, webhooks: receiver.received.length };
-      // Should every send be answered first, the kill still comes, and the first test says it came too late.
-      const allAnswered = firstTry.filter(Boolean).length === SENDS;
-      return { done: allAnswered || (atKill.accepted >= 200 && atKill.submitted >= 30 && atKill.webhooks >= 10), detail: JSON.stringify(atKill) };
-    }, 10);
+    await eventually(
+      'sends accepted, submitted and their webhooks under way, so that the kill lands mid-load',
+      120_000,
+      async () => {
+        atKill = { accepted: firstTry.filter(is201).length, submitted: primary.fake.requests.length, webhooks: receiver.received.length };
+        // Should every send be answered first, the kill still comes, and the first test says it came too late.
+        const allAnswered = firstTry.filter(Boolean).length === SENDS;
+        return { done: allAnswered || (atKill.accepted >= 200 && atKill.submitted >= 30 && atKill.webhooks >= 10), detail: JSON.stringify(atKill) };
+      },
+      10,
+    );
     await stage.dispatch.kill();
     recorded.fault('kill -9 of Dispatch');
     recorded.measure('sends accepted before the kill', atKill.accepted);
@@ -109,14 +115,16 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
 
     await stage.dispatch.restart();
     restartedAt = Date.now();
-    await Promise.all(firstTry.map(async (outcome, index) => {
-      const deadline = restartedAt + RESEND_DEADLINE_MS;
-      while (worthRetrying(outcome) && Date.now() < deadline) {
-        if (outcome.kind === 'answer' && outcome.status === 409) await untilKeyReleased(`kill-${index}`);
-        outcome = await send(index);
-      }
-      lastTry[index] = outcome;
-    }));
+    await Promise.all(
+      firstTry.map(async (outcome, index) => {
+        const deadline = restartedAt + RESEND_DEADLINE_MS;
+        while (worthRetrying(outcome) && Date.now() < deadline) {
+          if (outcome.kind === 'answer' && outcome.status === 409) await untilKeyReleased(`kill-${index}`);
+          outcome = await send(index);
+        }
+        lastTry[index] = outcome;
+      }),
+    );
   });
 
   afterEach(function () {
@@ -140,31 +148,46 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
   it(`brings every accepted message to delivered, undelivered, or failed with provider_timeout, within ${SETTLE_MS / 1000} s of the restart`, async () => {
     const settledBy = Math.max(restartedAt, ...lastTry.filter(is201).map((outcome) => outcome.endedAt)) + SETTLE_MS;
     const accepted = acceptedIds();
-    await eventually('every accepted message final', Math.max(0, settledBy - Date.now()), async () => {
-      const rows = (await messagesOf(stage.pool, tenant.accountId)).filter((row) => accepted.has(row.id));
-      const open = rows.filter((row) => !FINAL_STATES.includes(row.status));
-      const stranded = await strandedMessages(stage.pool, tenant.accountId);
-      const problems = [...primary.problems, ...backup.problems];
-      recorded.messages({ accepted: accepted.size, not_final: open.length, stranded: stranded.length });
-      return {
-        done: open.length === 0 && rows.length === accepted.size,
-        detail: `${open.length} of ${accepted.size} accepted messages are not final (${JSON.stringify(countBy(open, (row) => row.status))}); ` +
-          `${accepted.size - rows.length} have no row; ${stranded.length} pending ones have no live send job; ` +
-          `the providers still wait to have ${primary.unacknowledged + backup.unacknowledged} delivery reports acknowledged` +
-          `${problems.length ? `; ${problems.length} reports could not be posted, e.g. ${problems[0]}` : ''}. Log: ${stage.dispatch.logFile}`,
-      };
-    }, 1000);
+    await eventually(
+      'every accepted message final',
+      Math.max(0, settledBy - Date.now()),
+      async () => {
+        const rows = (await messagesOf(stage.pool, tenant.accountId)).filter((row) => accepted.has(row.id));
+        const open = rows.filter((row) => !FINAL_STATES.includes(row.status));
+        const stranded = await strandedMessages(stage.pool, tenant.accountId);
+        const problems = [...primary.problems, ...backup.problems];
+        recorded.messages({ accepted: accepted.size, not_final: open.length, stranded: stranded.length });
+        return {
+          done: open.length === 0 && rows.length === accepted.size,
+          detail:
+            `${open.length} of ${accepted.size} accepted messages are not final (${JSON.stringify(countBy(open, (row) => row.status))}); ` +
+            `${accepted.size - rows.length} have no row; ${stranded.length} pending ones have no live send job; ` +
+            `the providers still wait to have ${primary.unacknowledged + backup.unacknowledged} delivery reports acknowledged` +
+            `${problems.length ? `; ${problems.length} reports could not be posted, e.g. ${problems[0]}` : ''}. Log: ${stage.dispatch.logFile}`,
+        };
+      },
+      1000,
+    );
     const failures = (await messagesOf(stage.pool, tenant.accountId)).filter((row) => row.status === 'failed');
     const otherFailures = failures.filter((row) => row.error?.code !== 'provider_timeout');
-    expect(otherFailures.map((row) => `${row.id}: ${JSON.stringify(row.error)}`), 'failed messages whose error is not provider_timeout (the only failure a crash may cause here)').to.deep.equal([]);
+    expect(
+      otherFailures.map((row) => `${row.id}: ${JSON.stringify(row.error)}`),
+      'failed messages whose error is not provider_timeout (the only failure a crash may cause here)',
+    ).to.deep.equal([]);
   });
 
   it('loses no accepted message and makes none up: the account has exactly the messages answered 201', async () => {
     const rows = await messagesOf(stage.pool, tenant.accountId);
     const accepted = acceptedIds();
     recorded.messages({ without_row: [...accepted].filter((id) => !rows.some((row) => row.id === id)).length });
-    expect(rows.filter((row) => !accepted.has(row.id)).map((row) => row.id), 'message rows no send was answered with').to.deep.equal([]);
-    expect([...accepted].filter((id) => !rows.some((row) => row.id === id)), 'messages answered 201 that have no row').to.deep.equal([]);
+    expect(
+      rows.filter((row) => !accepted.has(row.id)).map((row) => row.id),
+      'message rows no send was answered with',
+    ).to.deep.equal([]);
+    expect(
+      [...accepted].filter((id) => !rows.some((row) => row.id === id)),
+      'messages answered 201 that have no row',
+    ).to.deep.equal([]);
     expect(rows.length).to.equal(SENDS);
   });
 
@@ -178,13 +201,21 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
   });
 
   it('delivers every event of the account to the webhook receiver at least once', async () => {
-    await eventually('every event delivered', 120_000, async () => {
-      const received = new Set(receiver.received.map((delivery) => delivery.event.id));
-      const events = await eventIdsOf(stage.pool, tenant.accountId);
-      const missing = events.filter((event) => !received.has(event.id));
-      recorded.events({ emitted: events.length, not_delivered: missing.length });
-      return { done: missing.length === 0, detail: `${missing.length} events never reached the receiver (${JSON.stringify(countBy(missing, (event) => event.type))}), e.g. ${missing[0]?.id}` };
-    }, 500);
+    await eventually(
+      'every event delivered',
+      120_000,
+      async () => {
+        const received = new Set(receiver.received.map((delivery) => delivery.event.id));
+        const events = await eventIdsOf(stage.pool, tenant.accountId);
+        const missing = events.filter((event) => !received.has(event.id));
+        recorded.events({ emitted: events.length, not_delivered: missing.length });
+        return {
+          done: missing.length === 0,
+          detail: `${missing.length} events never reached the receiver (${JSON.stringify(countBy(missing, (event) => event.type))}), e.g. ${missing[0]?.id}`,
+        };
+      },
+      500,
+    );
   });
 
   it('keeps the balance equal to the sum of the ledger and to the credits less the cost of every message not refunded', async () => {

@@ -23,7 +23,9 @@ const isAnswer = (outcome: CallOutcome): outcome is CallOutcome & { kind: 'answe
 const is201 = (outcome: CallOutcome) => isAnswer(outcome) && outcome.status === 201;
 const isRetryLater = (outcome: CallOutcome) => isAnswer(outcome) && outcome.status === 503 && /^[1-9]\d*$/.test(outcome.headers.get('retry-after') ?? '');
 const describeOutcome = (outcome: CallOutcome) =>
-  isAnswer(outcome) ? `${outcome.status} Retry-After=${outcome.headers.get('retry-after')} ${JSON.stringify(outcome.body.error ?? outcome.body.data?.status)} (${outcome.body.meta?.request_id})` : `${outcome.kind}${'detail' in outcome ? `: ${outcome.detail.slice(0, 300)}` : ''}`;
+  isAnswer(outcome)
+    ? `${outcome.status} Retry-After=${outcome.headers.get('retry-after')} ${JSON.stringify(outcome.body.error ?? outcome.body.data?.status)} (${outcome.body.meta?.request_id})`
+    : `${outcome.kind}${'detail' in outcome ? `: ${outcome.detail.slice(0, 300)}` : ''}`;
 
 describe('PostgreSQL stopped in immediate mode under load, then started again, with Dispatch left running', function () {
   this.timeout(10 * 60_000);
@@ -47,36 +49,52 @@ describe('PostgreSQL stopped in immediate mode under load, then started again, w
     tenant = await setUpTenant(stage.dispatch.baseUrl, { balance: 100, routes: [{ config: { url: provider.url, timeout_ms: 2000 }, priority: 1 }] });
     pid = stage.dispatch.pid;
     load = new SteadyLoad(
-      (index) => timedCall(stage.dispatch.baseUrl, 'POST', '/messages/send', {
-        auth: tenant.key,
-        body: { to: TO, from: SENDER, body: `Chaos outage ${index}` },
-        timeoutMs: 2 * ANSWER_WITHIN_MS,
-      }),
+      (index) =>
+        timedCall(stage.dispatch.baseUrl, 'POST', '/messages/send', {
+          auth: tenant.key,
+          body: { to: TO, from: SENDER, body: `Chaos outage ${index}` },
+          timeoutMs: 2 * ANSWER_WITHIN_MS,
+        }),
       SEND_INTERVAL_MS,
     );
     load.start();
     recorded.measure('open-loop send rate (per s)', 1000 / SEND_INTERVAL_MS);
-    await eventually('sends accepted and submitted before the outage', 60_000, async () => ({
-      done: accepted().length >= 60 && provider.fake.requests.length >= 20,
-      detail: `answers so far: ${tally(load.outcomes)}; submits: ${provider.fake.requests.length}`,
-    }), 50);
+    await eventually(
+      'sends accepted and submitted before the outage',
+      60_000,
+      async () => ({
+        done: accepted().length >= 60 && provider.fake.requests.length >= 20,
+        detail: `answers so far: ${tally(load.outcomes)}; submits: ${provider.fake.requests.length}`,
+      }),
+      50,
+    );
 
     await stage.cluster.stopImmediately();
     outage.stoppedAt = Date.now();
     recorded.fault('PostgreSQL stopped in immediate mode');
-    await eventually('sends answered while PostgreSQL is down', 120_000, async () => {
-      const during = load.startedBetween(outage.stoppedAt);
-      return { done: during.length >= SENDS_DURING_OUTAGE, detail: `${during.length} finished so far: ${tally(during)}` };
-    }, 50);
+    await eventually(
+      'sends answered while PostgreSQL is down',
+      120_000,
+      async () => {
+        const during = load.startedBetween(outage.stoppedAt);
+        return { done: during.length >= SENDS_DURING_OUTAGE, detail: `${during.length} finished so far: ${tally(during)}` };
+      },
+      50,
+    );
     outage.startingAt = Date.now();
     await stage.cluster.start();
     outage.upAt = Date.now();
     recorded.databaseDown(outage.upAt - outage.stoppedAt);
 
-    await eventually('Dispatch answers sends 201 again', 120_000, async () => {
-      const after = load.startedBetween(outage.upAt);
-      return { done: after.filter(is201).length >= 40, detail: `since PostgreSQL is back: ${tally(after)}` };
-    }, 100).catch((error: Error) => (notRecovered = error.message));
+    await eventually(
+      'Dispatch answers sends 201 again',
+      120_000,
+      async () => {
+        const after = load.startedBetween(outage.upAt);
+        return { done: after.filter(is201).length >= 40, detail: `since PostgreSQL is back: ${tally(after)}` };
+      },
+      100,
+    ).catch((error: Error) => (notRecovered = error.message));
     await load.stop();
     recorded.outcomes(load.outcomes);
   });
@@ -97,16 +115,30 @@ describe('PostgreSQL stopped in immediate mode under load, then started again, w
     const others = during.filter((outcome) => !isRetryLater(outcome));
     recorded.measure('sends begun and answered while the database was down', during.length);
     recorded.measure('of which 503 with Retry-After', during.length - others.length);
-    expect(others.length, `${others.length} of ${during.length} sends during the outage were not 503 with Retry-After (${tally(others)}), e.g. ${others.slice(0, 3).map(describeOutcome).join(' | ')}`).to.equal(0);
+    expect(
+      others.length,
+      `${others.length} of ${during.length} sends during the outage were not 503 with Retry-After (${tally(others)}), e.g. ${others.slice(0, 3).map(describeOutcome).join(' | ')}`,
+    ).to.equal(0);
   });
 
   it(`answers every send within ${ANSWER_WITHIN_MS / 1000} s, 201 or 503, before, during and after the outage: none hangs`, () => {
     const slow = load.outcomes.filter((outcome) => !isAnswer(outcome) || outcome.endedAt - outcome.startedAt > ANSWER_WITHIN_MS);
     recorded.measure(`answers slower than ${ANSWER_WITHIN_MS / 1000} s, or none`, slow.length);
     recorded.measure('slowest answer (ms)', Math.max(...load.outcomes.map((outcome) => outcome.endedAt - outcome.startedAt)));
-    expect(slow.length, `${slow.length} of ${load.outcomes.length} sends hung or were cut: ${slow.slice(0, 3).map((outcome) => `${describeOutcome(outcome)} after ${outcome.endedAt - outcome.startedAt} ms, ${outcome.startedAt - outage.stoppedAt} ms after the stop`).join(' | ')}`).to.equal(0);
+    expect(
+      slow.length,
+      `${slow.length} of ${load.outcomes.length} sends hung or were cut: ${slow
+        .slice(0, 3)
+        .map(
+          (outcome) => `${describeOutcome(outcome)} after ${outcome.endedAt - outcome.startedAt} ms, ${outcome.startedAt - outage.stoppedAt} ms after the stop`,
+        )
+        .join(' | ')}`,
+    ).to.equal(0);
     const unexpected = load.outcomes.filter((outcome) => !is201(outcome) && !isRetryLater(outcome));
-    expect(unexpected.length, `answers neither 201 nor 503 with Retry-After (${tally(unexpected)}), e.g. ${unexpected.slice(0, 3).map(describeOutcome).join(' | ')}`).to.equal(0);
+    expect(
+      unexpected.length,
+      `answers neither 201 nor 503 with Retry-After (${tally(unexpected)}), e.g. ${unexpected.slice(0, 3).map(describeOutcome).join(' | ')}`,
+    ).to.equal(0);
   });
 
   it('recovers by itself once PostgreSQL is back: the same process answers 201 again', () => {
@@ -117,32 +149,49 @@ describe('PostgreSQL stopped in immediate mode under load, then started again, w
 
   it(`brings every message answered 201 to a final state within ${SETTLE_MS / 1000} s of the database's return`, async () => {
     const ids = new Set(accepted());
-    await eventually('every message final', Math.max(0, outage.upAt + SETTLE_MS - Date.now()), async () => {
-      const rows = await messagesOf(stage.pool, tenant.accountId);
-      const open = rows.filter((row) => !FINAL_STATES.includes(row.status));
-      const missing = [...ids].filter((id) => !rows.some((row) => row.id === id));
-      const stranded = await strandedMessages(stage.pool, tenant.accountId);
-      recorded.messages({ accepted: ids.size, without_row: missing.length, not_final: open.length });
-      return {
-        done: open.length === 0 && missing.length === 0,
-        detail: `${open.length} of ${rows.length} messages are not final (${JSON.stringify(countBy(open, (row) => row.status))}), ${stranded.length} of them pending with no live send job; ` +
-          `${missing.length} of ${ids.size} messages answered 201 have no row. Log: ${stage.dispatch.logFile}`,
-      };
-    }, 1000);
+    await eventually(
+      'every message final',
+      Math.max(0, outage.upAt + SETTLE_MS - Date.now()),
+      async () => {
+        const rows = await messagesOf(stage.pool, tenant.accountId);
+        const open = rows.filter((row) => !FINAL_STATES.includes(row.status));
+        const missing = [...ids].filter((id) => !rows.some((row) => row.id === id));
+        const stranded = await strandedMessages(stage.pool, tenant.accountId);
+        recorded.messages({ accepted: ids.size, without_row: missing.length, not_final: open.length });
+        return {
+          done: open.length === 0 && missing.length === 0,
+          detail:
+            `${open.length} of ${rows.length} messages are not final (${JSON.stringify(countBy(open, (row) => row.status))}), ${stranded.length} of them pending with no live send job; ` +
+            `${missing.length} of ${ids.size} messages answered 201 have no row. Log: ${stage.dispatch.logFile}`,
+        };
+      },
+      1000,
+    );
   });
 
   it('loses no delivery report: every report the provider posted is acknowledged, and each message ends as reported', async () => {
-    await eventually('every report acknowledged', 60_000, async () => {
-      recorded.reports({ posted: provider.acknowledged.size + provider.unacknowledged, lost: provider.unacknowledged });
-      return {
-        done: provider.unacknowledged === 0,
-        detail: `${provider.unacknowledged} reports are still refused or unanswered${provider.problems.length ? `; ${provider.problems[0]}` : ''}`,
-      };
-    }, 500);
+    await eventually(
+      'every report acknowledged',
+      60_000,
+      async () => {
+        recorded.reports({ posted: provider.acknowledged.size + provider.unacknowledged, lost: provider.unacknowledged });
+        return {
+          done: provider.unacknowledged === 0,
+          detail: `${provider.unacknowledged} reports are still refused or unanswered${provider.problems.length ? `; ${provider.problems[0]}` : ''}`,
+        };
+      },
+      500,
+    );
     const rows = new Map((await messagesOf(stage.pool, tenant.accountId)).map((row) => [row.id, row]));
     const wrong = [...provider.acknowledged].filter(([id, status]) => rows.get(id)?.status !== status);
     recorded.reports({ lost: wrong.length });
-    expect(wrong.length, `${wrong.length} of ${provider.acknowledged.size} acknowledged reports are not in their message: ${wrong.slice(0, 5).map(([id, status]) => `${id} reported ${status}, is ${rows.get(id)?.status} ${JSON.stringify(rows.get(id)?.error)}`).join(' | ')}`).to.equal(0);
+    expect(
+      wrong.length,
+      `${wrong.length} of ${provider.acknowledged.size} acknowledged reports are not in their message: ${wrong
+        .slice(0, 5)
+        .map(([id, status]) => `${id} reported ${status}, is ${rows.get(id)?.status} ${JSON.stringify(rows.get(id)?.error)}`)
+        .join(' | ')}`,
+    ).to.equal(0);
   });
 
   it('leaves no pending message without a live send job', async () => {

@@ -36,10 +36,15 @@ const submitsOf = (provider: FakeHttpProvider, messageId: string) => provider.re
 /** Polls a message through the API (every answer checked against openapi.yaml) until it has left `pending`. */
 async function settled(tenant: ChaosTenant, id: string): Promise<any> {
   let message: any;
-  await eventually(`message ${id} out of pending`, SETTLE_MS, async () => {
-    message = (await call('GET', `/messages/${id}`, { auth: tenant.key })).body.data;
-    return { done: message.status !== 'pending', detail: JSON.stringify(message) };
-  }, 100);
+  await eventually(
+    `message ${id} out of pending`,
+    SETTLE_MS,
+    async () => {
+      message = (await call('GET', `/messages/${id}`, { auth: tenant.key })).body.data;
+      return { done: message.status !== 'pending', detail: JSON.stringify(message) };
+    },
+    100,
+  );
   return message;
 }
 
@@ -102,8 +107,9 @@ describe('upstream faults end to end, with a faulty first route and a healthy se
     const twice = submits.filter(({ first, second }) => (first > 1 && !routeOptions.idempotent) || second > 1).length;
     // Every message was read back and left pending (run() waited for it): none lacks a row or a state.
     recorded.addMessages({ accepted: messages.length, without_row: 0, not_final: 0, duplicated: twice + (routeOptions.failover_on_timeout ? 0 : onBoth) });
-    if (routeOptions.failover_on_timeout) recorded.tally('offered to both routes by failover_on_timeout (the operator\'s choice)', onBoth);
-    if (routeOptions.idempotent) recorded.tally('resubmitted to the idempotent route under the same Idempotency-Key', submits.filter(({ first }) => first > 1).length);
+    if (routeOptions.failover_on_timeout) recorded.tally("offered to both routes by failover_on_timeout (the operator's choice)", onBoth);
+    if (routeOptions.idempotent)
+      recorded.tally('resubmitted to the idempotent route under the same Idempotency-Key', submits.filter(({ first }) => first > 1).length);
   }
 
   async function expectRefunded(tenant: ChaosTenant): Promise<void> {
@@ -143,7 +149,10 @@ describe('upstream faults end to end, with a faulty first route and a healthy se
           expect(message, JSON.stringify(message)).to.include({ status: 'sent', route_id: tenant.routeIds[0] });
           const submits = submitsOf(faulty, message.id);
           expect(submits.length, 'submits to the idempotent route').to.be.at.least(2);
-          expect(submits.map((submit) => submit.headers['idempotency-key']), 'Idempotency-Key of every submit').to.deep.equal(submits.map(() => message.id));
+          expect(
+            submits.map((submit) => submit.headers['idempotency-key']),
+            'Idempotency-Key of every submit',
+          ).to.deep.equal(submits.map(() => message.id));
           expect(submitsOf(healthy, message.id), 'submits to the healthy route').to.have.length(0);
         }
       });
@@ -152,7 +161,10 @@ describe('upstream faults end to end, with a faulty first route and a healthy se
 
   describe('when the first route answers 200 with a body that is not JSON', () => {
     it('fails the message at once with provider_invalid_response, refunds it, and never offers it to the second route', async () => {
-      const { tenant, faulty, healthy, messages } = await run('answers 200 with a body that is not JSON', () => ({ status: 200, body: '<html>Service temporarily overloaded</html>' }));
+      const { tenant, faulty, healthy, messages } = await run('answers 200 with a body that is not JSON', () => ({
+        status: 200,
+        body: '<html>Service temporarily overloaded</html>',
+      }));
       for (const message of messages) {
         expect(message.status, JSON.stringify(message)).to.equal('failed');
         expect(message.error?.code, JSON.stringify(message.error)).to.equal('provider_invalid_response');
@@ -172,7 +184,7 @@ describe('a healthy route of another account while many messages hang on a fault
   const HANG_TIMEOUT_MS = 15_000;
   let hanging: FakeHttpProvider;
   let healthy: FakeHttpProvider;
-  const recorded = scenario('a hanging upstream beside another account\'s healthy one');
+  const recorded = scenario("a hanging upstream beside another account's healthy one");
 
   before(async () => {
     hanging = await FakeHttpProvider.start();
@@ -185,26 +197,42 @@ describe('a healthy route of another account while many messages hang on a fault
   });
 
   it('sends every message of the other account while the hanging ones are still unanswered', async () => {
-    const stuck = await setUpTenant(harness.baseUrl, { balance: BALANCE, routes: [{ config: { url: hanging.url, timeout_ms: HANG_TIMEOUT_MS }, priority: 1 }] });
+    const stuck = await setUpTenant(harness.baseUrl, {
+      balance: BALANCE,
+      routes: [{ config: { url: hanging.url, timeout_ms: HANG_TIMEOUT_MS }, priority: 1 }],
+    });
     const flowing = await setUpTenant(harness.baseUrl, { balance: BALANCE, routes: [{ config: { url: healthy.url, timeout_ms: TIMEOUT_MS }, priority: 1 }] });
     const stuckIds = await sendThrough(recorded, stuck, HANGING, 'Stuck');
     // The hanging messages were queued first: once one hangs, the rest are ahead of the healthy ones.
-    await eventually('the first hanging submit', 30_000, async () => ({ done: hanging.requests.length > 0, detail: 'no submit reached the hanging provider' }), 20);
+    await eventually(
+      'the first hanging submit',
+      30_000,
+      async () => ({ done: hanging.requests.length > 0, detail: 'no submit reached the hanging provider' }),
+      20,
+    );
     const flowingIds = await sendThrough(recorded, flowing, 20, 'Flowing');
 
-    await eventually('every message of the other account sent', 60_000, async () => {
-      const statuses = await Promise.all(flowingIds.map(async (id) => (await call('GET', `/messages/${id}`, { auth: flowing.key })).body.data.status));
-      // The other account's messages are the ones this test follows to their state; the hanging ones settle after it.
-      recorded.messages({ accepted: flowingIds.length, without_row: 0, not_final: statuses.filter((status) => status !== 'sent').length });
-      return { done: statuses.every((status) => status === 'sent'), detail: `statuses: ${statuses.join(', ')}` };
-    }, 100);
+    await eventually(
+      'every message of the other account sent',
+      60_000,
+      async () => {
+        const statuses = await Promise.all(flowingIds.map(async (id) => (await call('GET', `/messages/${id}`, { auth: flowing.key })).body.data.status));
+        // The other account's messages are the ones this test follows to their state; the hanging ones settle after it.
+        recorded.messages({ accepted: flowingIds.length, without_row: 0, not_final: statuses.filter((status) => status !== 'sent').length });
+        return { done: statuses.every((status) => status === 'sent'), detail: `statuses: ${statuses.join(', ')}` };
+      },
+      100,
+    );
     const stuckStatuses = await Promise.all(stuckIds.map(async (id) => (await call('GET', `/messages/${id}`, { auth: stuck.key })).body.data.status));
     const settledFirst = stuckStatuses.filter((status) => status !== 'pending');
     const submits = Map.groupBy([...hanging.requests, ...healthy.requests], (request) => String(request.body?.message_id));
-    recorded.fault('upstream hangs (submits held by one account\'s route)', hanging.requests.length);
+    recorded.fault("upstream hangs (submits held by one account's route)", hanging.requests.length);
     recorded.measure('messages queued on the hanging route', HANGING);
     recorded.messages({ duplicated: [...submits.values()].filter((requests) => requests.length > 1).length });
-    recorded.measure('hanging messages settled before the other account\'s were all sent', settledFirst.length);
-    expect(settledFirst.length, `${settledFirst.length} of ${HANGING} hanging messages had already settled (after their ${HANG_TIMEOUT_MS} ms timeout) when the other account's messages were all sent: those waited for the hangs`).to.equal(0);
+    recorded.measure("hanging messages settled before the other account's were all sent", settledFirst.length);
+    expect(
+      settledFirst.length,
+      `${settledFirst.length} of ${HANGING} hanging messages had already settled (after their ${HANG_TIMEOUT_MS} ms timeout) when the other account's messages were all sent: those waited for the hangs`,
+    ).to.equal(0);
   });
 });

@@ -19,7 +19,7 @@ const FLOOD_EVENTS = 80;
 /** Enough deliveries that the 99th percentile is not simply the slowest one (with 60 it was). */
 const HEALTHY_EVENTS = 200;
 
-const recorded = scenario('webhook receiver faults beside another account\'s endpoint');
+const recorded = scenario("webhook receiver faults beside another account's endpoint");
 
 /** How each failing endpoint answers, by the name the figures give its fault. */
 const FAULTS: [string, Answer][] = [
@@ -75,7 +75,9 @@ describe("one account's failing webhook endpoints and another account's delivery
     const events = await harness.db('events').whereIn('message_id', messageIds).select('id', 'created_at');
     const received = new Set(healthy.receiver.received.map((delivery) => delivery.event.id));
     recorded.events({ emitted: events.length, not_delivered: events.filter((event) => !received.has(event.id)).length });
-    const latencies = healthy.receiver.received.map((delivery) => delivery.receivedAt - events.find((event) => event.id === delivery.event.id).created_at.getTime());
+    const latencies = healthy.receiver.received.map(
+      (delivery) => delivery.receivedAt - events.find((event) => event.id === delivery.event.id).created_at.getTime(),
+    );
     const attempts = await attemptsOf(healthy.id);
     // The flood's fast failures (302, 410, a cut body, 503), whose retries are due one second after
     // each failed attempt: how late each was recorded, less its own short duration.
@@ -83,7 +85,10 @@ describe("one account's failing webhook endpoints and another account's delivery
     for (const { id } of failing.slice(3)) {
       const byDelivery = Map.groupBy(await attemptsOf(id), (attempt) => attempt.delivery_id);
       for (const tries of byDelivery.values()) {
-        for (let n = 1; n < tries.length; n++) retryLateness.push(tries[n].created_at.getTime() - tries[n - 1].created_at.getTime() - Number(TEST_WEBHOOK_ENV.WEBHOOK_RETRY_SCHEDULE.split(',')[n]) * 1000);
+        for (let n = 1; n < tries.length; n++)
+          retryLateness.push(
+            tries[n].created_at.getTime() - tries[n - 1].created_at.getTime() - Number(TEST_WEBHOOK_ENV.WEBHOOK_RETRY_SCHEDULE.split(',')[n]) * 1000,
+          );
       }
     }
     const floodAttempts = await Promise.all(failing.map(({ id }) => attemptsOf(id)));

@@ -71,7 +71,9 @@ describe('webhook turns while 50 endpoints of five accounts hang', function () {
 
   /** From the event's creation, by the database's clock on this machine, to its receipt. */
   async function latencies(received: ReceivedDelivery[]): Promise<number[]> {
-    const { rows } = await stage.pool.query<{ id: string; created_at: Date }>('SELECT id, created_at FROM events WHERE id = ANY($1)', [received.map((delivery) => delivery.event.id)]);
+    const { rows } = await stage.pool.query<{ id: string; created_at: Date }>('SELECT id, created_at FROM events WHERE id = ANY($1)', [
+      received.map((delivery) => delivery.event.id),
+    ]);
     const createdAt = new Map(rows.map((row) => [row.id, row.created_at.getTime()]));
     return received.map((delivery) => delivery.receivedAt - createdAt.get(delivery.event.id)!);
   }
@@ -103,7 +105,9 @@ describe('webhook turns while 50 endpoints of five accounts hang', function () {
     await eventually('the hanging endpoints holding the shared slots', 60_000, async () => ({ done: open() >= 16, detail: `${open()} open` }));
     const deliveries = HANGING_ACCOUNTS * HANGING_PER_ACCOUNT * EVENTS_PER_HANGING_ACCOUNT;
     await eventually('every delivery to the hanging endpoints queued', 60_000, async () => {
-      const { rows: [{ count }] } = await stage.pool.query(`SELECT count(*)::int AS count FROM webhook_deliveries WHERE endpoint_id = ANY($1)`, [hanging.map(({ id }) => id)]);
+      const {
+        rows: [{ count }],
+      } = await stage.pool.query(`SELECT count(*)::int AS count FROM webhook_deliveries WHERE endpoint_id = ANY($1)`, [hanging.map(({ id }) => id)]);
       return { done: count === deliveries, detail: `${count} of ${deliveries}` };
     });
 
@@ -125,9 +129,13 @@ describe('webhook turns while 50 endpoints of five accounts hang', function () {
     await failing.receiver.waitFor((received) => received.length === SCHEDULE.length, 60_000);
     const attempts = failing.receiver.received;
     // Each retry's lateness: from the end of the attempt before it (its answer came after afterMs) plus its place in the schedule.
-    const lateness = attempts.slice(1).map((attempt, n) => attempt.receivedAt - (attempts[n].receivedAt + (FAILING_ANSWER as { afterMs: number }).afterMs) - SCHEDULE[n + 1] * 1000);
+    const lateness = attempts
+      .slice(1)
+      .map((attempt, n) => attempt.receivedAt - (attempts[n].receivedAt + (FAILING_ANSWER as { afterMs: number }).afterMs) - SCHEDULE[n + 1] * 1000);
     const stillOpen = open();
-    const { rows: [{ count: hangingAttempts }] } = await stage.pool.query(`SELECT count(*)::int AS count FROM webhook_attempts WHERE endpoint_id = ANY($1)`, [hanging.map(({ id }) => id)]);
+    const {
+      rows: [{ count: hangingAttempts }],
+    } = await stage.pool.query(`SELECT count(*)::int AS count FROM webhook_attempts WHERE endpoint_id = ANY($1)`, [hanging.map(({ id }) => id)]);
 
     const figures = {
       failing_retry_lateness_ms: lateness,
@@ -154,9 +162,10 @@ describe('webhook turns while 50 endpoints of five accounts hang', function () {
     for (const first of firstEvents) expect(first).to.be.below(NEW_ENDPOINT_BOUND_MS);
     expect(figures.prompt_p99_during_ms).to.be.below(PROMPT_P99_BOUND_MS);
     await eventually('the failing delivery abandoned after its six attempts', 30_000, async () => {
-      const { rows: [row] } = await stage.pool.query('SELECT status, attempts FROM webhook_deliveries WHERE endpoint_id = $1', [failing.id]);
+      const {
+        rows: [row],
+      } = await stage.pool.query('SELECT status, attempts FROM webhook_deliveries WHERE endpoint_id = $1', [failing.id]);
       return { done: row?.status === 'abandoned', detail: JSON.stringify(row) };
     });
-
   });
 });

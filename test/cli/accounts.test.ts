@@ -17,7 +17,10 @@ describe('dispatch accounts list|suspend|close|reactivate and dispatch audit', f
 
     const human = await cli(['accounts', 'list', '--q', tag.toUpperCase()]);
     expect(human.code, human.stderr).to.equal(0);
-    expect(human.stdout).to.include(first.id).and.include(second.id).and.match(/Page 1 of 1 \(2 in all\)/);
+    expect(human.stdout)
+      .to.include(first.id)
+      .and.include(second.id)
+      .and.match(/Page 1 of 1 \(2 in all\)/);
     expect(human.stdout.indexOf(second.id)).to.be.below(human.stdout.indexOf(first.id));
 
     const suspended = await cliJson(['accounts', 'list', '--q', tag, '--status', 'suspended']);
@@ -52,7 +55,10 @@ describe('dispatch accounts list|suspend|close|reactivate and dispatch audit', f
 
     const human = await cli(['audit', '--target', tenant.accountId]);
     expect(human.code, human.stderr).to.equal(0);
-    expect(human.stdout).to.include('account.suspend').and.include('Fraud check').and.match(/\(2 in all\)/);
+    expect(human.stdout)
+      .to.include('account.suspend')
+      .and.include('Fraud check')
+      .and.match(/\(2 in all\)/);
     expect(human.stdout.indexOf('account.suspend')).to.be.below(human.stdout.indexOf('account.create'));
 
     const page = await cliJson(['audit', '--target', tenant.accountId, '--action', 'account.suspend', '--target-type', 'account']);

@@ -16,19 +16,49 @@ describe('dispatch: admin commands', function () {
 
   it('accounts create, then accounts get, readable and as JSON', async () => {
     const address = email();
-    const created = await cli(['accounts', 'create', '--email', address, '--name', 'Acme Logistics', '--company-name', 'Acme Ltd', '--country', 'GB', '--currency', 'EUR', '--balance', '25.5']);
+    const created = await cli([
+      'accounts',
+      'create',
+      '--email',
+      address,
+      '--name',
+      'Acme Logistics',
+      '--company-name',
+      'Acme Ltd',
+      '--country',
+      'GB',
+      '--currency',
+      'EUR',
+      '--balance',
+      '25.5',
+    ]);
     expect(created.code, created.stderr).to.equal(0);
     expect(created.stderr).to.equal('');
     const id = /^ID\s+(acct_\w+)$/m.exec(created.stdout)?.[1];
     expect(id, created.stdout).to.be.a('string');
-    expect(created.stdout).to.match(/^Email\s+cli-/m).and.match(/^Balance\s+25\.5 EUR$/m).and.match(/^Company\s+Acme Ltd$/m);
+    expect(created.stdout)
+      .to.match(/^Email\s+cli-/m)
+      .and.match(/^Balance\s+25\.5 EUR$/m)
+      .and.match(/^Company\s+Acme Ltd$/m);
 
     const human = await cli(['accounts', 'get', id!]);
     expect(human.code).to.equal(0);
-    expect(human.stdout).to.match(new RegExp(`^Email\\s+${address}$`, 'm')).and.match(/^Status\s+active$/m);
+    expect(human.stdout)
+      .to.match(new RegExp(`^Email\\s+${address}$`, 'm'))
+      .and.match(/^Status\s+active$/m);
 
     const account = await cliJson(['accounts', 'get', id!]);
-    expect(account).to.include({ id, object: 'account', email: address, name: 'Acme Logistics', company_name: 'Acme Ltd', country: 'GB', currency: 'EUR', balance: 25.5, status: 'active' });
+    expect(account).to.include({
+      id,
+      object: 'account',
+      email: address,
+      name: 'Acme Logistics',
+      company_name: 'Acme Ltd',
+      country: 'GB',
+      currency: 'EUR',
+      balance: 25.5,
+      status: 'active',
+    });
   });
 
   it('accounts create --json prints only the account on stdout', async () => {
@@ -72,7 +102,9 @@ describe('dispatch: admin commands', function () {
     expect(human.code, human.stderr).to.equal(0);
     const plain = /^Key\s+(ds_live_\w+)$/m.exec(human.stdout)?.[1];
     expect(plain).to.match(/^ds_live_\w{49}$/);
-    expect(human.stdout).to.match(/^Permissions\s+sms:read, balance:read$/m).and.match(/^Rate limit\s+120\/min$/m);
+    expect(human.stdout)
+      .to.match(/^Permissions\s+sms:read, balance:read$/m)
+      .and.match(/^Rate limit\s+120\/min$/m);
     expect(human.stderr).to.include('shown only once');
     expect((await call('GET', '/balance', { auth: plain })).status).to.equal(200);
 
@@ -84,7 +116,21 @@ describe('dispatch: admin commands', function () {
   it('routes create, list, get, update, assign and unassign', async () => {
     const tenant = await createTenant();
     const name = `cli-route-${randomBase62(8)}`;
-    const route = await cliJson(['routes', 'create', '--name', name, '--provider', 'simulator', '--config', '{"outcome":"delivered","dlr_delay_ms":10}', '--price', '0.02', '--prefixes', '+44,+33', '--inactive']);
+    const route = await cliJson([
+      'routes',
+      'create',
+      '--name',
+      name,
+      '--provider',
+      'simulator',
+      '--config',
+      '{"outcome":"delivered","dlr_delay_ms":10}',
+      '--price',
+      '0.02',
+      '--prefixes',
+      '+44,+33',
+      '--inactive',
+    ]);
     expect(route).to.include({ object: 'route', name, provider: 'simulator', price_per_segment: 0.02, is_active: false });
     expect(route.prefixes).to.deep.equal(['+44', '+33']);
     expect(route).not.to.have.property('config');
@@ -96,7 +142,9 @@ describe('dispatch: admin commands', function () {
     expect(table.stdout).to.include(name).and.include('+44, +33');
 
     const shown = await cli(['routes', 'get', String(route.id)]);
-    expect(shown.stdout).to.match(new RegExp(`^Name\\s+${name}$`, 'm')).and.match(/^Active\s+false$/m);
+    expect(shown.stdout)
+      .to.match(new RegExp(`^Name\\s+${name}$`, 'm'))
+      .and.match(/^Active\s+false$/m);
 
     const updated = await cliJson(['routes', 'update', String(route.id), '--price', '0.03', '--prefixes', '', '--active']);
     expect(updated).to.include({ id: route.id, price_per_segment: 0.03, is_active: true });

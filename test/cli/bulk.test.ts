@@ -25,8 +25,8 @@ function recipientsCsv(): { text: string; impossible: number; malformed: number 
   let malformed = 0;
   for (let row = 1; row <= 2500; row++) {
     let to = `+1415555${String(row).padStart(4, '0')}`;
-    if (row % 500 === 8) (to = '+10005550100'), impossible++;
-    if (row === 1000 || row === 2000) (to = row === 1000 ? 'nope' : '07700 900123'), malformed++;
+    if (row % 500 === 8) ((to = '+10005550100'), impossible++);
+    if (row === 1000 || row === 2000) ((to = row === 1000 ? 'nope' : '07700 900123'), malformed++);
     lines.push(`Customer ${row},${to}`);
   }
   return { text: `${lines.join('\n')}\n`, impossible, malformed };
@@ -40,10 +40,21 @@ describe('dispatch bulk', function () {
     const tenant = await sendingTenant({ balance: 100 });
     const { text, impossible, malformed } = recipientsCsv();
     const file = csvFile('customers.csv', text);
-    const summary = await cliJson<BulkSummary>(['bulk', '--csv', file, '--column', 'phone', '--from', 'Dispatch', '--body', 'Depot closed Monday', '--reference', 'depot'], { apiKey: tenant.key, code: 4 });
+    const summary = await cliJson<BulkSummary>(
+      ['bulk', '--csv', file, '--column', 'phone', '--from', 'Dispatch', '--body', 'Depot closed Monday', '--reference', 'depot'],
+      { apiKey: tenant.key, code: 4 },
+    );
 
     const accepted = 2500 - impossible - malformed;
-    expect(summary).to.include({ object: 'bulk_summary', total: 2500, accepted, failed: impossible + malformed, requests: 3, currency: 'USD', cost: accepted / 100 });
+    expect(summary).to.include({
+      object: 'bulk_summary',
+      total: 2500,
+      accepted,
+      failed: impossible + malformed,
+      requests: 3,
+      currency: 'USD',
+      cost: accepted / 100,
+    });
     expect(summary.failures).to.deep.equal({ number_invalid: impossible, parameter_invalid: malformed });
     expect(summary.items).to.have.length(2500);
     expect(summary.items[0]).to.include({ row: 1, to: '+14155550001', status: 'pending', error: null });
@@ -60,7 +71,9 @@ describe('dispatch bulk', function () {
     const file = csvFile('small.csv', 'to\n+14155550101\n+14155550102\n\n+10005550100\n');
     const partial = await cli(['bulk', '--csv', file, '--from', 'Dispatch', '--body', 'Hi'], { apiKey: tenant.key });
     expect(partial.code, partial.stderr).to.equal(4);
-    expect(partial.stdout).to.match(/Total\s*│\s*Accepted\s*│\s*Failed\s*│\s*Cost/).and.match(/│ 3\s+│ 2\s+│ 1\s+│ 0\.02 USD/);
+    expect(partial.stdout)
+      .to.match(/Total\s*│\s*Accepted\s*│\s*Failed\s*│\s*Cost/)
+      .and.match(/│ 3\s+│ 2\s+│ 1\s+│ 0\.02 USD/);
     expect(partial.stdout).to.include('number_invalid').and.include('row 3 (+10005550100)');
     expect(partial.stderr).to.equal('');
 
@@ -74,8 +87,13 @@ describe('dispatch bulk', function () {
     const tenant = await sendingTenant({ balance: 10 });
     const text = 'to\n+14155550111\n+14155550112\n';
     const key = `bulk-${Date.now()}`;
-    const first = await cliJson<BulkSummary>(['bulk', '--csv', csvFile('twice.csv', text), '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], { apiKey: tenant.key });
-    const second = await cli(['bulk', '--csv', '-', '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key, '--json'], { apiKey: tenant.key, input: text });
+    const first = await cliJson<BulkSummary>(['bulk', '--csv', csvFile('twice.csv', text), '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], {
+      apiKey: tenant.key,
+    });
+    const second = await cli(['bulk', '--csv', '-', '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key, '--json'], {
+      apiKey: tenant.key,
+      input: text,
+    });
     expect(second.code, second.stderr).to.equal(0);
     expect(JSON.parse(second.stdout).items.map((item: { id: string }) => item.id)).to.deep.equal(first.items.map((item) => item.id));
     expect((await call('GET', '/balance', { auth: tenant.key })).body.data.balance).to.equal(9.98);
@@ -96,7 +114,9 @@ describe('dispatch bulk', function () {
     const missing = await cli(['bulk', '--csv', join(dir, 'nope.csv'), '--from', 'Dispatch', '--body', 'Hi'], { apiKey: 'ds_live_x' });
     expect(missing.code).to.equal(2);
     expect(missing.stderr).to.match(/^error: cannot read .*nope\.csv/);
-    const column = await cli(['bulk', '--csv', csvFile('cols.csv', 'name,number\nA,+14155550101\n'), '--from', 'Dispatch', '--body', 'Hi'], { apiKey: 'ds_live_x' });
+    const column = await cli(['bulk', '--csv', csvFile('cols.csv', 'name,number\nA,+14155550101\n'), '--from', 'Dispatch', '--body', 'Hi'], {
+      apiKey: 'ds_live_x',
+    });
     expect(column.code).to.equal(2);
     expect(column.stderr).to.include('no column "to" (header: name, number)');
   });
@@ -128,7 +148,10 @@ describe('cli/bulk.ts', () => {
 
   it('reads the named column, case-insensitively, with a BOM and quoted cells', () => {
     const recipients = readRecipients('\uFEFFName,"TO"\n"Smith, J",+441\n\nB, +442 \n', 'to');
-    expect(recipients).to.deep.equal([{ row: 1, to: '+441' }, { row: 2, to: '+442' }]);
+    expect(recipients).to.deep.equal([
+      { row: 1, to: '+441' },
+      { row: 2, to: '+442' },
+    ]);
     expect(() => readRecipients('', 'to')).to.throw(UsageError);
   });
 
@@ -140,7 +163,13 @@ describe('cli/bulk.ts', () => {
       recipients,
       async (to, index) => {
         sizes.push(to.length);
-        return { object: 'bulk_result', total: to.length, sent: 0, failed: 0, messages: to.map((number, i) => message(number, index * 1000 + i, i === 0)) } as BulkResult;
+        return {
+          object: 'bulk_result',
+          total: to.length,
+          sent: 0,
+          failed: 0,
+          messages: to.map((number, i) => message(number, index * 1000 + i, i === 0)),
+        } as BulkResult;
       },
       (done) => progress.push(done),
     );

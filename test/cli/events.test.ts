@@ -18,8 +18,18 @@ describe('dispatch events tail', function () {
 
     const send = (body: string) => cliJson(['send', '--to', '+14155550123', '--from', 'Dispatch', '--body', body], { apiKey: tenant.key });
     // Whole lines only: a chunk may end in the middle of one.
-    const lines = () => stdout.slice(0, stdout.lastIndexOf('\n') + 1).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Event);
-    const printed = (id: string, type: string) => eventually(async () => lines(), (events) => events.some((event) => event.data.id === id && event.type === type), { timeoutMs: 25_000, what: `${type} of ${id} on stdout` });
+    const lines = () =>
+      stdout
+        .slice(0, stdout.lastIndexOf('\n') + 1)
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Event);
+    const printed = (id: string, type: string) =>
+      eventually(
+        async () => lines(),
+        (events) => events.some((event) => event.data.id === id && event.type === type),
+        { timeoutMs: 25_000, what: `${type} of ${id} on stdout` },
+      );
     const message = await send('Tail me');
     await printed(message.id, 'message.delivered');
     // A repeat would come from a later poll: a second message's events, printed only by later

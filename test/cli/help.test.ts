@@ -10,11 +10,27 @@ describe('dispatch: help and usage errors', function () {
   it('--help lists every command, the settings and the exit codes, and exits 0', async () => {
     const result = await cli(['--help']);
     expect(result.code).to.equal(0);
-    for (const command of ['serve', 'migrate', 'send', 'bulk', 'messages', 'events', 'inbound', 'opt-outs', 'accounts', 'keys', 'routes', 'senders', 'blocklist']) {
+    for (const command of [
+      'serve',
+      'migrate',
+      'send',
+      'bulk',
+      'messages',
+      'events',
+      'inbound',
+      'opt-outs',
+      'accounts',
+      'keys',
+      'routes',
+      'senders',
+      'blocklist',
+    ]) {
       expect(result.stdout).to.match(new RegExp(`^  ${command}\\b`, 'm'));
     }
     expect(result.stdout).to.include('DISPATCH_API_KEY').and.include('credentials.json');
-    expect(result.stdout).to.match(/Exit codes:[\s\S]*0 {2}success[\s\S]*1 {2}Dispatch refused[\s\S]*2 {2}usage error[\s\S]*3 {2}Dispatch unreachable[\s\S]*4 {2}bulk finished[^\n]*opt-outs add[\s\S]*5 {2}send --wait: [^\n]*failed or undelivered[\s\S]*6 {2}send --wait: no final state/);
+    expect(result.stdout).to.match(
+      /Exit codes:[\s\S]*0 {2}success[\s\S]*1 {2}Dispatch refused[\s\S]*2 {2}usage error[\s\S]*3 {2}Dispatch unreachable[\s\S]*4 {2}bulk finished[^\n]*opt-outs add[\s\S]*5 {2}send --wait: [^\n]*failed or undelivered[\s\S]*6 {2}send --wait: no final state/,
+    );
     expect(result.stderr).to.equal('');
   });
 
@@ -25,11 +41,13 @@ describe('dispatch: help and usage errors', function () {
 
     const send = await cli(['send', '--help']);
     expect(send.code).to.equal(0);
-    for (const option of ['--to', '--from', '--body', '--reference', '--route-id', '--idempotency-key', '--json', '--url', '--api-key']) expect(send.stdout).to.include(option);
+    for (const option of ['--to', '--from', '--body', '--reference', '--route-id', '--idempotency-key', '--json', '--url', '--api-key'])
+      expect(send.stdout).to.include(option);
 
     const create = await cli(['accounts', 'create', '--help']);
     expect(create.code).to.equal(0);
-    for (const option of ['--email', '--name', '--company-name', '--country', '--currency', '--balance', '--json', '--admin-token']) expect(create.stdout).to.include(option);
+    for (const option of ['--email', '--name', '--company-name', '--country', '--currency', '--balance', '--json', '--admin-token'])
+      expect(create.stdout).to.include(option);
 
     expect(send.stdout).to.include('--wait').and.include('--timeout');
 
@@ -48,12 +66,35 @@ describe('dispatch: help and usage errors', function () {
     // 29 Node processes: on a busy two-core machine that is more than mocha's 20 s, in parallel or not.
     this.timeout(90_000);
     const commands = [
-      ['serve'], ['migrate'], ['send'], ['bulk'], ['messages', 'get'], ['messages', 'list'], ['events', 'tail'],
-      ['inbound', 'list'], ['inbound', 'tail'], ['opt-outs', 'list'], ['opt-outs', 'add'], ['opt-outs', 'remove'],
-      ['accounts', 'create'], ['accounts', 'get'], ['accounts', 'credit'], ['keys', 'create'],
-      ['routes', 'create'], ['routes', 'list'], ['routes', 'get'], ['routes', 'update'], ['routes', 'assign'], ['routes', 'unassign'],
-      ['senders', 'create'], ['senders', 'list'], ['senders', 'approve'], ['senders', 'reject'], ['senders', 'suspend'],
-      ['blocklist', 'add'], ['blocklist', 'remove'],
+      ['serve'],
+      ['migrate'],
+      ['send'],
+      ['bulk'],
+      ['messages', 'get'],
+      ['messages', 'list'],
+      ['events', 'tail'],
+      ['inbound', 'list'],
+      ['inbound', 'tail'],
+      ['opt-outs', 'list'],
+      ['opt-outs', 'add'],
+      ['opt-outs', 'remove'],
+      ['accounts', 'create'],
+      ['accounts', 'get'],
+      ['accounts', 'credit'],
+      ['keys', 'create'],
+      ['routes', 'create'],
+      ['routes', 'list'],
+      ['routes', 'get'],
+      ['routes', 'update'],
+      ['routes', 'assign'],
+      ['routes', 'unassign'],
+      ['senders', 'create'],
+      ['senders', 'list'],
+      ['senders', 'approve'],
+      ['senders', 'reject'],
+      ['senders', 'suspend'],
+      ['blocklist', 'add'],
+      ['blocklist', 'remove'],
     ];
     // A few at a time: 29 at once only make each one slower on two cores.
     for (let start = 0; start < commands.length; start += 4) {

@@ -21,7 +21,11 @@ describe('dispatch inbound', function () {
    */
   const instant = async () => {
     const time = Date.now();
-    await eventually(async () => Date.now(), (now) => now > time, { what: 'the clock to move on' });
+    await eventually(
+      async () => Date.now(),
+      (now) => now > time,
+      { what: 'the clock to move on' },
+    );
     return time;
   };
   const iso = (time: number) => new Date(time).toISOString();
@@ -36,7 +40,11 @@ describe('dispatch inbound', function () {
 
     const human = await cli(['inbound', 'list', '--to', tenant.number], { apiKey: tenant.key });
     expect(human.code, human.stderr).to.equal(0);
-    expect(human.stdout).to.include(first.id).and.include('Can I move my delivery to Friday?').and.include('STOP').and.include('Page 1 of 1 (3 inbound messages)');
+    expect(human.stdout)
+      .to.include(first.id)
+      .and.include('Can I move my delivery to Friday?')
+      .and.include('STOP')
+      .and.include('Page 1 of 1 (3 inbound messages)');
     expect(human.stdout.indexOf(third.id)).to.be.lessThan(human.stdout.indexOf(second.id));
 
     const fromAlice = await cliJson(['inbound', 'list', '--from', alice], { apiKey: tenant.key });
@@ -61,8 +69,18 @@ describe('dispatch inbound', function () {
     let stdout = '';
     child.stdout.on('data', (chunk: string) => (stdout += chunk));
     // Whole lines only: a chunk may end in the middle of one.
-    const lines = () => stdout.slice(0, stdout.lastIndexOf('\n') + 1).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as InboundMessage);
-    const printed = (id: string) => eventually(async () => lines(), (messages) => messages.some((message) => message.id === id), { timeoutMs: 25_000, what: `${id} on stdout` });
+    const lines = () =>
+      stdout
+        .slice(0, stdout.lastIndexOf('\n') + 1)
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as InboundMessage);
+    const printed = (id: string) =>
+      eventually(
+        async () => lines(),
+        (messages) => messages.some((message) => message.id === id),
+        { timeoutMs: 25_000, what: `${id} on stdout` },
+      );
 
     const first = await reply(handset, 'Hello?');
     await printed(first.id);
@@ -77,7 +95,9 @@ describe('dispatch inbound', function () {
 
     expect(code, stderr).to.equal(0);
     expect(stderr).to.equal('');
-    expect(lines().map((message) => message.id)).to.deep.equal([first.id, second.id, third.id, fourth.id]).and.not.include(before.id);
+    expect(lines().map((message) => message.id))
+      .to.deep.equal([first.id, second.id, third.id, fourth.id])
+      .and.not.include(before.id);
     expect(lines()[1]).to.include({ object: 'inbound_message', body: 'stop', keyword: 'STOP', from: handset, to: tenant.number });
   });
 
@@ -89,10 +109,18 @@ describe('dispatch inbound', function () {
     child.stdout.on('data', (chunk: string) => (stdout += chunk));
     child.stderr.on('data', (chunk: string) => (stderr += chunk));
     // The note says the tail has taken its start time: a message sent after it is printed.
-    await eventually(async () => stderr, (text) => text.includes('Following inbound messages since'), { timeoutMs: 25_000, what: 'the tail to start' });
+    await eventually(
+      async () => stderr,
+      (text) => text.includes('Following inbound messages since'),
+      { timeoutMs: 25_000, what: 'the tail to start' },
+    );
     const handset = randomHandset();
     const message = await reply(handset, 'HELP');
-    await eventually(async () => stdout, (text) => text.includes(message.id), { timeoutMs: 25_000, what: `${message.id} on stdout` });
+    await eventually(
+      async () => stdout,
+      (text) => text.includes(message.id),
+      { timeoutMs: 25_000, what: `${message.id} on stdout` },
+    );
     child.kill('SIGTERM');
     expect((await result).code).to.equal(0);
     expect(stdout).to.equal(`${message.received_at}  ${message.id}  ${handset} -> ${tenant.number}  [HELP]  "HELP"\n`);
@@ -117,7 +145,9 @@ describe('cli/inbound-tail.ts', () => {
     };
     const list = async ({ created_after, page }: { created_after: string; page: number }): Promise<Page<InboundMessage>> => {
       asked.push(`${new Date(created_after).getTime() - T0}/${page}`);
-      const after = store.filter((item) => item.storedAt > Date.parse(created_after)).sort((a, b) => b.storedAt - a.storedAt || (b.message.id < a.message.id ? -1 : 1));
+      const after = store
+        .filter((item) => item.storedAt > Date.parse(created_after))
+        .sort((a, b) => b.storedAt - a.storedAt || (b.message.id < a.message.id ? -1 : 1));
       const data = after.slice((page - 1) * limit, page * limit).map((item) => item.message);
       return { data, pagination: { page, limit, total: after.length, pages: Math.ceil(after.length / limit), has_more: page * limit < after.length } };
     };
@@ -166,7 +196,10 @@ describe('cli/inbound-tail.ts', () => {
     const later = add(8990);
     expect((await tail.poll()).map((message) => message.id)).to.deep.equal([later.id]);
     ignoreFloor = true;
-    expect((await tail.poll()).map((message) => message.id), 'forgotten once the floor (8000) is past it by a window').to.deep.equal([early.id]);
+    expect(
+      (await tail.poll()).map((message) => message.id),
+      'forgotten once the floor (8000) is past it by a window',
+    ).to.deep.equal([early.id]);
     // since - 1, then the floor trails each poll's clock by the window.
     expect(asked.slice(0, 4)).to.deep.equal(['-1/1', '-1/1', `${-T0}/1`, '499/1']);
   });

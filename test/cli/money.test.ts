@@ -23,7 +23,10 @@ describe('dispatch balance, transactions, usage and stats', function () {
 
   it('transactions lists the ledger, filtered by type and message', async () => {
     const all = await cliJson(['transactions'], { apiKey: tenant.key });
-    expect(all.data.map((row: any) => [row.type, row.amount])).to.deep.equal([['debit', -0.25], ['credit', 5]]);
+    expect(all.data.map((row: any) => [row.type, row.amount])).to.deep.equal([
+      ['debit', -0.25],
+      ['credit', 5],
+    ]);
     expect(all.pagination.total).to.equal(2);
     const debits = await cliJson(['transactions', '--type', 'debit', '--message-id', sent.id], { apiKey: tenant.key });
     expect(debits.data.map((row: any) => row.message_id)).to.deep.equal([sent.id]);
@@ -38,18 +41,25 @@ describe('dispatch balance, transactions, usage and stats', function () {
     expect(usage).to.deep.include({ period: 'all', totals: { messages: 1, cost: 0.25 } });
     const human = await cli(['usage'], { apiKey: tenant.key });
     expect(human.code, human.stderr).to.equal(0);
-    expect(human.stdout).to.match(/^Period\s+month /m).and.match(/^ {2}delivered\s+1$/m);
+    expect(human.stdout)
+      .to.match(/^Period\s+month /m)
+      .and.match(/^ {2}delivered\s+1$/m);
     expect((await cli(['usage', '--period', 'week'], { apiKey: tenant.key })).code).to.equal(2);
   });
 
   it('stats reports the counters, grouped as asked, and exits 1 when Dispatch refuses the grouping', async () => {
     // The counters are written with the delivery, which the API has already shown.
-    const stats = await eventually(() => cliJson(['stats', '--group-by', 'route,country'], { apiKey: tenant.key }), (answer: any) => answer.totals.by_status.delivered === 1);
+    const stats = await eventually(
+      () => cliJson(['stats', '--group-by', 'route,country'], { apiKey: tenant.key }),
+      (answer: any) => answer.totals.by_status.delivered === 1,
+    );
     expect(stats.totals).to.deep.include({ messages: 1, delivery_rate: 1, cost: 0.25 });
     expect(stats.groups.map((group: any) => [group.route_id, group.country, group.messages])).to.deep.equal([[tenant.routeIds[0], 'US', 1]]);
     const human = await cli(['stats', '--interval', 'day'], { apiKey: tenant.key });
     expect(human.code, human.stderr).to.equal(0);
-    expect(human.stdout).to.match(/^Delivery rate\s+100\.0%$/m).and.include('Period');
+    expect(human.stdout)
+      .to.match(/^Delivery rate\s+100\.0%$/m)
+      .and.include('Period');
     const refused = await cli(['stats', '--group-by', 'sender'], { apiKey: tenant.key });
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.include('group_by');

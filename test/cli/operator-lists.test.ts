@@ -27,7 +27,9 @@ describe('dispatch: operator lists', function () {
 
     const approved = await cli(['senders', 'approve', text]);
     expect(approved.code, approved.stderr).to.equal(0);
-    expect(approved.stdout).to.match(new RegExp(`^ID\\s+${id}$`, 'm')).and.match(/^Status\s+approved$/m);
+    expect(approved.stdout)
+      .to.match(new RegExp(`^ID\\s+${id}$`, 'm'))
+      .and.match(/^Status\s+approved$/m);
     expect((await call('GET', `/senders/${id}`, { auth: tenant.key })).body.data.status).to.equal('approved');
   });
 
@@ -60,7 +62,7 @@ describe('dispatch: operator lists', function () {
     expect(mine.data.map((sender: { id: string }) => sender.id)).to.deep.equal([firstId]);
   });
 
-  it('keys list shows your keys with an API key and any account\'s with --account, never in full; keys revoke stops one', async () => {
+  it("keys list shows your keys with an API key and any account's with --account, never in full; keys revoke stops one", async () => {
     const tenant = await createTenant();
     const spare = await createAdminKey(tenant.accountId, { name: 'Spare', permissions: ['sms:read'] });
 
@@ -83,7 +85,7 @@ describe('dispatch: operator lists', function () {
     expect(missing.stderr).to.include('resource_not_found');
   });
 
-  it('messages story tells a message\'s statuses, attempts, events and charges in order', async () => {
+  it("messages story tells a message's statuses, attempts, events and charges in order", async () => {
     const tenant = await sendingTenant();
     const sent = await call('POST', '/messages/send', { auth: tenant.key, body: { to: '+14155550123', from: 'Dispatch', body: 'Hello' } });
     await waitForMessage(tenant, sent.body.data.id, (message) => message.status === 'delivered');
@@ -95,7 +97,10 @@ describe('dispatch: operator lists', function () {
 
     const human = await cli(['messages', 'story', sent.body.data.id]);
     expect(human.code, human.stderr).to.equal(0);
-    expect(human.stdout).to.match(new RegExp(`^Account\\s+${tenant.accountId}$`, 'm')).and.include('#1 to route').and.include('debit -0.01 USD');
+    expect(human.stdout)
+      .to.match(new RegExp(`^Account\\s+${tenant.accountId}$`, 'm'))
+      .and.include('#1 to route')
+      .and.include('debit -0.01 USD');
 
     const unknown = await cli(['messages', 'story', 'msg_000000000000000000000000']);
     expect(unknown.code).to.equal(1);

@@ -24,25 +24,36 @@ describe('dispatch: send and messages', function () {
     const result = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Hello from the CLI', '--reference', 'order-1'], { apiKey: tenant.key });
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stderr).to.equal('');
-    expect(result.stdout).to.match(/^ID\s+msg_\w{24}$/m).and.match(/^Status\s+pending$/m).and.match(new RegExp(`^To\\s+\\${TO}$`, 'm'));
-    expect(result.stdout).to.match(/^Reference\s+order-1$/m).and.match(/^Cost\s+0\.01 USD$/m);
+    expect(result.stdout)
+      .to.match(/^ID\s+msg_\w{24}$/m)
+      .and.match(/^Status\s+pending$/m)
+      .and.match(new RegExp(`^To\\s+\\${TO}$`, 'm'));
+    expect(result.stdout)
+      .to.match(/^Reference\s+order-1$/m)
+      .and.match(/^Cost\s+0\.01 USD$/m);
   });
 
   it('send --json prints the message as JSON, status pending; messages get and list find it', async () => {
-    const message = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'JSON please', '--idempotency-key', `cli-${Date.now()}`], { apiKey: tenant.key });
+    const message = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'JSON please', '--idempotency-key', `cli-${Date.now()}`], {
+      apiKey: tenant.key,
+    });
     expect(message).to.include({ object: 'message', to: TO, from: 'Dispatch', body: 'JSON please', status: 'pending', segments: 1, encoding: 'GSM-7' });
     await waitForMessage(tenant, message.id, (m) => m.status === 'delivered');
 
     const shown = await cli(['messages', 'get', message.id], { apiKey: tenant.key });
     expect(shown.code).to.equal(0);
-    expect(shown.stdout).to.match(/^Status\s+delivered$/m).and.match(/^Delivered\s+\d{4}-/m);
+    expect(shown.stdout)
+      .to.match(/^Status\s+delivered$/m)
+      .and.match(/^Delivered\s+\d{4}-/m);
 
     const page = await cliJson(['messages', 'list', '--status', 'delivered', '--limit', '100'], { apiKey: tenant.key });
     expect(page.data.map((m: { id: string }) => m.id)).to.include(message.id);
     expect(page.pagination).to.include({ page: 1, limit: 100 });
     const table = await cli(['messages', 'list', '--to', TO], { apiKey: tenant.key });
     expect(table.code).to.equal(0);
-    expect(table.stdout).to.include(message.id).and.match(/Page 1 of \d+ \(\d+ messages?\)/);
+    expect(table.stdout)
+      .to.include(message.id)
+      .and.match(/Page 1 of \d+ \(\d+ messages?\)/);
   });
 
   it('the same --idempotency-key sends once', async () => {
@@ -115,7 +126,9 @@ describe('dispatch: send and messages', function () {
     it('waits past pending and sent for delivered: prints the delivered message and exits 0', async () => {
       const result = await send(route.delivered);
       expect(result.code, result.stderr).to.equal(0);
-      expect(result.stdout).to.match(/^Status\s+delivered$/m).and.match(/^Delivered\s+\d{4}-/m);
+      expect(result.stdout)
+        .to.match(/^Status\s+delivered$/m)
+        .and.match(/^Delivered\s+\d{4}-/m);
       expect(result.stderr).to.equal('');
     });
 
@@ -125,7 +138,9 @@ describe('dispatch: send and messages', function () {
       expect(JSON.parse(undelivered.stdout)).to.include({ status: 'undelivered', route_id: route.undelivered });
       const failed = await send(route.rejected);
       expect(failed.code, failed.stderr).to.equal(5);
-      expect(failed.stdout).to.match(/^Status\s+failed$/m).and.match(/^Error\s+.+\(provider_rejected\)$/m);
+      expect(failed.stdout)
+        .to.match(/^Status\s+failed$/m)
+        .and.match(/^Error\s+.+\(provider_rejected\)$/m);
     });
 
     it('exits 6 when --timeout runs out before a final state (the message still sent), and says so on stderr', async () => {
@@ -152,7 +167,9 @@ describe('dispatch: send and messages', function () {
     let dataDir: string;
     before(() => {
       dataDir = mkdtempSync(join(tmpdir(), 'dispatch-cli-credentials-'));
-      writeFileSync(join(dataDir, 'credentials.json'), JSON.stringify({ base_url: harness.baseUrl, api_key: tenant.key, admin_token: ADMIN_TOKEN }), { mode: 0o600 });
+      writeFileSync(join(dataDir, 'credentials.json'), JSON.stringify({ base_url: harness.baseUrl, api_key: tenant.key, admin_token: ADMIN_TOKEN }), {
+        mode: 0o600,
+      });
     });
     after(() => rmSync(dataDir, { recursive: true, force: true }));
 

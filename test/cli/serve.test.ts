@@ -42,7 +42,9 @@ describe('dispatch serve and migrate', function () {
       server.pathname = `/${name}`;
       const result = await cli(['migrate', '--json', '--database-url', server.toString()], { env: cliEnv({ DATABASE_URL: undefined }) });
       expect(result.code, result.stderr).to.equal(0);
-      const onDisk = readdirSync(new URL('../../db/migrations', import.meta.url)).filter((file) => file.endsWith('.ts')).sort();
+      const onDisk = readdirSync(new URL('../../db/migrations', import.meta.url))
+        .filter((file) => file.endsWith('.ts'))
+        .sort();
       expect(JSON.parse(result.stdout).applied).to.deep.equal(onDisk);
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -19,7 +19,9 @@ describe('dispatch webhooks', function () {
   after(() => receiver.stop());
 
   it('create prints the secret once, list shows the endpoint, test delivers a signed test event, attempts lists it', async () => {
-    const created = await cli(['webhooks', 'create', receiver.url, '--events', 'message.failed,message.delivered', '--description', 'CLI'], { apiKey: tenant.key });
+    const created = await cli(['webhooks', 'create', receiver.url, '--events', 'message.failed,message.delivered', '--description', 'CLI'], {
+      apiKey: tenant.key,
+    });
     expect(created.code, created.stderr).to.equal(0);
     const id = /whe_[0-9A-Za-z]{24}/.exec(created.stdout)?.[0];
     const secret = /whsec_[0-9A-Za-z]{43}/.exec(created.stdout)?.[0];
@@ -52,12 +54,16 @@ describe('dispatch webhooks', function () {
     const before = Date.now();
     const rotated = await cliJson(['webhooks', 'rotate', endpoint.id, '--expires-in', '600'], { apiKey: tenant.key });
     const after = Date.now();
-    expect(rotated.signing_secret).to.match(/^whsec_/).and.not.equal(endpoint.signing_secret);
+    expect(rotated.signing_secret)
+      .to.match(/^whsec_/)
+      .and.not.equal(endpoint.signing_secret);
     // 600 s from the moment of the rotation, which lies between the command's start and its end.
     expect(Date.parse(rotated.previous_secret_expires_at)).to.be.within(before + 600_000, after + 600_000);
     const ended = await cli(['webhooks', 'rotate', endpoint.id, '--expires-in', '0'], { apiKey: tenant.key });
     expect(ended.code, ended.stderr).to.equal(0);
-    expect(ended.stdout).to.match(/signing secret\s+whsec_[0-9A-Za-z]{43}\n/).and.match(/old secret valid until\s+no longer valid/);
+    expect(ended.stdout)
+      .to.match(/signing secret\s+whsec_[0-9A-Za-z]{43}\n/)
+      .and.match(/old secret valid until\s+no longer valid/);
   });
 
   it('exits 2 for a grace period over a week and 1 for an unknown endpoint', async () => {

@@ -9,7 +9,9 @@ import { documentedOperations } from '../support/operations.ts';
  */
 describe('contract coverage', () => {
   it('has a test of every declared status of every operation', () => {
-    const missing = documentedOperations().flatMap((op) => op.statuses.filter((status) => status !== 500 && !observed.has(`${op.operationId} ${status}`)).map((status) => `${op.operationId} ${status}`));
+    const missing = documentedOperations().flatMap((op) =>
+      op.statuses.filter((status) => status !== 500 && !observed.has(`${op.operationId} ${status}`)).map((status) => `${op.operationId} ${status}`),
+    );
     expect(missing, `untested answers:\n${missing.join('\n')}`).to.deep.equal([]);
   });
 });

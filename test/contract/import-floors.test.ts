@@ -20,7 +20,11 @@ const MAY_IMPORT: Record<string, string[]> = {
 };
 
 /** SQL text or a query built on a table, which belong in db/: `db('messages')`, `.raw(`, a statement's keywords. */
-const SQL_IN_CODE = [/\b\w+\s*(<[^>]*>)?\(\s*'[a-z_]+'\s*\)\s*\.(where|insert|update|select|first|delete|join)\b/, /\.raw\(/, /[`'"]\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH)\s/];
+const SQL_IN_CODE = [
+  /\b\w+\s*(<[^>]*>)?\(\s*'[a-z_]+'\s*\)\s*\.(where|insert|update|select|first|delete|join)\b/,
+  /\.raw\(/,
+  /[`'"]\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH)\s/,
+];
 
 /** Comments may name SQL; code may not. */
 const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
@@ -81,13 +85,19 @@ describe('the import floors', () => {
     });
 
     it('an import of sdk/ from outside it', async () => {
-      expect(await added('sdk/server.ts', "export { acceptBatch } from '../domain/sending.ts';\n")).to.deep.equal(['sdk/server.ts imports ../domain/sending.ts']);
+      expect(await added('sdk/server.ts', "export { acceptBatch } from '../domain/sending.ts';\n")).to.deep.equal([
+        'sdk/server.ts imports ../domain/sending.ts',
+      ]);
     });
 
     it('handlers/ importing jobs/, or the reverse', async () => {
-      expect(await added('handlers/job.ts', "import { startSendWorker } from '../jobs/send-message.ts';\n")).to.deep.equal(['handlers/job.ts imports ../jobs/send-message.ts']);
+      expect(await added('handlers/job.ts', "import { startSendWorker } from '../jobs/send-message.ts';\n")).to.deep.equal([
+        'handlers/job.ts imports ../jobs/send-message.ts',
+      ]);
       await rm(join(root, 'handlers/job.ts'));
-      expect(await added('jobs/handler.ts', "import { handlers } from '../handlers/index.ts';\n")).to.deep.equal(['jobs/handler.ts imports ../handlers/index.ts']);
+      expect(await added('jobs/handler.ts', "import { handlers } from '../handlers/index.ts';\n")).to.deep.equal([
+        'jobs/handler.ts imports ../handlers/index.ts',
+      ]);
     });
   });
 });

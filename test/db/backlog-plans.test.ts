@@ -93,12 +93,20 @@ describe('a backlog the statistics have not seen', function () {
     {
       status: 'pending',
       what: 'moves a batch to sent',
-      move: (ids) => markMessagesSent(db, ids.map((id, index) => ({ id, route_id: 1, provider_message_id: `up-${index}`, attempt_id: index + 1, duration_ms: 5 }))),
+      move: (ids) =>
+        markMessagesSent(
+          db,
+          ids.map((id, index) => ({ id, route_id: 1, provider_message_id: `up-${index}`, attempt_id: index + 1, duration_ms: 5 })),
+        ),
     },
     {
       status: 'sent',
       what: 'moves a batch of reported messages to delivered',
-      move: (ids) => markMessagesReported(db, ids.map((id) => ({ id, status: 'delivered' as const, delivered_at: new Date() }))),
+      move: (ids) =>
+        markMessagesReported(
+          db,
+          ids.map((id) => ({ id, status: 'delivered' as const, delivered_at: new Date() })),
+        ),
     },
   ];
 
@@ -136,12 +144,18 @@ describe('a backlog the statistics have not seen', function () {
 
       expect(statements).to.have.length(1);
       const [statement] = statements;
-      const plan = planOf((await trx.raw(`EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON) ${statement.sql.replace(/\$\d+/g, '?')}`, statement.bindings as Knex.RawBinding[])).rows);
+      const plan = planOf(
+        (await trx.raw(`EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON) ${statement.sql.replace(/\$\d+/g, '?')}`, statement.bindings as Knex.RawBinding[])).rows,
+      );
       // Asked message by message, the jobs (or what was kept of them) would be read again for each
       // pending message: a node over the jobs running more than once.
       const readsJobs = (node: PlanNode): boolean => node.Schema === 'pgboss' || (node.Plans ?? []).some(readsJobs);
       expect(readsJobs(plan)).to.equal(true);
-      expect(nodesOf(plan).filter((node) => readsJobs(node) && (node['Actual Loops'] ?? 0) > 1).map((node) => node['Node Type'])).to.deep.equal([]);
+      expect(
+        nodesOf(plan)
+          .filter((node) => readsJobs(node) && (node['Actual Loops'] ?? 0) > 1)
+          .map((node) => node['Node Type']),
+      ).to.deep.equal([]);
     } finally {
       await trx.rollback();
     }

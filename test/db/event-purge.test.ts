@@ -33,7 +33,8 @@ describe('the daily purge of events past retention', function () {
     expect(await purgeOldEvents(harness.db)).to.be.at.least(OLD_EVENTS);
 
     const eventsLeft = async () => (await harness.db('events').where({ account_id: tenant.accountId }).pluck('id')).sort();
-    const eventsOf = async (table: 'webhook_deliveries' | 'webhook_attempts') => (await harness.db(table).where({ endpoint_id: endpoint }).pluck('event_id')).sort();
+    const eventsOf = async (table: 'webhook_deliveries' | 'webhook_attempts') =>
+      (await harness.db(table).where({ endpoint_id: endpoint }).pluck('event_id')).sort();
     expect(await eventsLeft()).to.deep.equal(['evt_kept_1']);
     expect(await eventsOf('webhook_deliveries')).to.deep.equal(['evt_kept_1']);
     expect(await eventsOf('webhook_attempts')).to.deep.equal(['evt_kept_1']);

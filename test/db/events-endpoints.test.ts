@@ -6,7 +6,14 @@ import { createTenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 
 const endpoint = (accountId: string, events = ['*']) =>
-  insertEndpoint(harness.db, { id: newId('whe'), account_id: accountId, url: 'https://example.com/hook', description: null, events, signing_secret: `whsec_${randomBase62(43)}` });
+  insertEndpoint(harness.db, {
+    id: newId('whe'),
+    account_id: accountId,
+    url: 'https://example.com/hook',
+    description: null,
+    events,
+    signing_secret: `whsec_${randomBase62(43)}`,
+  });
 
 const event = (accountId: string) => ({ id: newId('evt'), account_id: accountId, type: 'message.sent' as const, message_id: null, data: { object: 'test' } });
 
@@ -29,10 +36,26 @@ describe('recording events with the endpoints to fan them out to', () => {
 
     expect(events.map((row) => row.id).sort()).to.deep.equal(given.map((row) => row.id).sort());
     expect(events.every((row) => row.created_at instanceof Date && !('endpoints' in row))).to.equal(true);
-    expect(await harness.db('events').whereIn('id', given.map((row) => row.id)).count('* as n').first()).to.deep.equal({ n: 3 });
+    expect(
+      await harness
+        .db('events')
+        .whereIn(
+          'id',
+          given.map((row) => row.id),
+        )
+        .count('* as n')
+        .first(),
+    ).to.deep.equal({ n: 3 });
     const byId = new Map(endpoints.map((found) => [found.id, found]));
     expect([...byId.keys()].sort()).to.deep.equal([activeOfA.id, prompt.id, activeOfB.id].sort());
-    expect(byId.get(activeOfA.id)).to.deep.equal({ id: activeOfA.id, account_id: a.accountId, events: ['message.sent'], prompt_since: null, last_success_at: null, last_failure_at: null });
+    expect(byId.get(activeOfA.id)).to.deep.equal({
+      id: activeOfA.id,
+      account_id: a.accountId,
+      events: ['message.sent'],
+      prompt_since: null,
+      last_success_at: null,
+      last_failure_at: null,
+    });
     expect(byId.get(prompt.id)?.prompt_since?.toISOString()).to.equal(promptSince.toISOString());
   });
 

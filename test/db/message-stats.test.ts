@@ -7,7 +7,6 @@ import { createTenant, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 import { beforeMigration } from '../support/sibling-database.ts';
 
-
 const message = (tenant: Tenant, spec: Partial<NewMessage> = {}): NewMessage => ({
   id: newId('msg'),
   account_id: tenant.accountId,
@@ -63,9 +62,19 @@ async function countersAndScan(db: Knex, accountId: string) {
   const counters = rows
     .map((row) => ({ country: row.country, pending: row.pending, sent: row.sent, delivered: row.delivered, failed: row.failed, cost: Number(row.cost) }))
     .filter((row) => row.pending + row.sent + row.delivered + row.failed > 0);
-  const scan = await db('messages').where({ account_id: accountId }).andWhere('created_at', '>', new Date(now - 86_400_000)).groupBy('country').orderBy('country')
-    .select('country', db.raw(`count(*) FILTER (WHERE status = 'pending')::int AS pending`), db.raw(`count(*) FILTER (WHERE status = 'sent')::int AS sent`),
-      db.raw(`count(*) FILTER (WHERE status = 'delivered')::int AS delivered`), db.raw(`count(*) FILTER (WHERE status = 'failed')::int AS failed`), db.raw('sum(cost)::float AS cost'));
+  const scan = await db('messages')
+    .where({ account_id: accountId })
+    .andWhere('created_at', '>', new Date(now - 86_400_000))
+    .groupBy('country')
+    .orderBy('country')
+    .select(
+      'country',
+      db.raw(`count(*) FILTER (WHERE status = 'pending')::int AS pending`),
+      db.raw(`count(*) FILTER (WHERE status = 'sent')::int AS sent`),
+      db.raw(`count(*) FILTER (WHERE status = 'delivered')::int AS delivered`),
+      db.raw(`count(*) FILTER (WHERE status = 'failed')::int AS failed`),
+      db.raw('sum(cost)::float AS cost'),
+    );
   return { counters, scan, details: await detailsOf(db, accountId) };
 }
 
@@ -75,15 +84,27 @@ describe('the message statistics triggers', () => {
     const rows = [message(tenant), message(tenant), message(tenant, { country: 'GB', to: '+447400123456' }), message(tenant, { country: null })];
     await insertMessages(harness.db, rows);
     await moveMessageStatus(harness.db, rows[0].id, 'pending', 'sent', { route_id: null });
-    await moveMessageStatus(harness.db, rows[1].id, 'pending', 'failed', { cost: '0.0000', error: { type: 'provider_error', code: 'provider_rejected', message: 'No' } });
+    await moveMessageStatus(harness.db, rows[1].id, 'pending', 'failed', {
+      cost: '0.0000',
+      error: { type: 'provider_error', code: 'provider_rejected', message: 'No' },
+    });
     // A change the statistics do not read adds nothing.
-    await harness.db('messages').whereIn('id', rows.map((row) => row.id)).increment('attempts', 1);
+    await harness
+      .db('messages')
+      .whereIn(
+        'id',
+        rows.map((row) => row.id),
+      )
+      .increment('attempts', 1);
     const { counters, scan, details } = await countersAndScan(harness.db, tenant.accountId);
     expect(counters).to.deep.equal(scan);
     expect(counters.map((row) => row.country)).to.deep.equal(['GB', 'US', null]);
     expect(details).to.deep.equal([['US', 'failure', 'provider_rejected', 1]]);
 
-    await harness.db('messages').where({ id: rows[2].id }).update({ created_at: new Date(Date.now() - 2 * 86_400_000) });
+    await harness
+      .db('messages')
+      .where({ id: rows[2].id })
+      .update({ created_at: new Date(Date.now() - 2 * 86_400_000) });
     const moved = await countersAndScan(harness.db, tenant.accountId);
     expect(moved.counters).to.deep.equal(moved.scan);
     expect(moved.counters.map((row) => row.country)).to.deep.equal(['US', null]);
@@ -103,9 +124,18 @@ describe('the message statistics triggers', () => {
     const [stored] = await insertMessages(harness.db, [message(tenant)]);
     await moveMessageStatus(harness.db, stored.id, 'pending', 'delivered', { delivered_at: new Date(stored.created_at.getTime() + 2000) });
     // Moved back two days, so its delivery took two days: out of the range, and out of bucket 11.
-    await harness.db('messages').where({ id: stored.id }).update({ created_at: new Date(stored.created_at.getTime() - 2 * 86_400_000) });
+    await harness
+      .db('messages')
+      .where({ id: stored.id })
+      .update({ created_at: new Date(stored.created_at.getTime() - 2 * 86_400_000) });
     expect(buckets((await wholeDayOf(harness.db, tenant.accountId)).latency)).to.deep.equal([]);
-    const [threeDays] = await readMessageStats(harness.db, { accountId: tenant.accountId, from: new Date(Date.now() - 3 * 86_400_000), to: new Date(Date.now() + 3_600_000), interval: null, groupBy: [] });
+    const [threeDays] = await readMessageStats(harness.db, {
+      accountId: tenant.accountId,
+      from: new Date(Date.now() - 3 * 86_400_000),
+      to: new Date(Date.now() + 3_600_000),
+      interval: null,
+      groupBy: [],
+    });
     expect(buckets(threeDays.latency)).to.deep.equal([[34, 1]]);
   });
 
@@ -146,9 +176,16 @@ describe('the migration that adds message statistics', function () {
       ]);
       await applyIt();
       // Read as they were then: the read of today's code needs the migrations after it.
-      const rows = await db('message_stats').where({ account_id: 'acct_a' }).select('stripe', 'pending', 'delivered', 'undelivered', db.raw('cost::float AS cost'));
-      expect(rows.map((row) => [row.stripe, Number(row.pending), Number(row.delivered), Number(row.undelivered), row.cost])).to.deep.equal([[0, 1, 1, 1, 0.03]]);
-      expect(await detailsOf(db, 'acct_a')).to.deep.equal([[null, 'failure', 'undelivered', 1], [null, 'latency', '0', 1]]);
+      const rows = await db('message_stats')
+        .where({ account_id: 'acct_a' })
+        .select('stripe', 'pending', 'delivered', 'undelivered', db.raw('cost::float AS cost'));
+      expect(rows.map((row) => [row.stripe, Number(row.pending), Number(row.delivered), Number(row.undelivered), row.cost])).to.deep.equal([
+        [0, 1, 1, 1, 0.03],
+      ]);
+      expect(await detailsOf(db, 'acct_a')).to.deep.equal([
+        [null, 'failure', 'undelivered', 1],
+        [null, 'latency', '0', 1],
+      ]);
     });
   });
 });
@@ -162,7 +199,10 @@ describe('the migration that counts latency buckets in message_stats', function 
       const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString().slice(0, 19);
       const row = { account_id: 'acct_a', hour, route_id: 0, country: 'US' };
       const counters = { pending: 0, sent: 0, failed: 0, undelivered: 0, cost: 0 };
-      await db('message_stats').insert([{ ...row, ...counters, stripe: 0, delivered: 3 }, { ...row, ...counters, stripe: 7, delivered: 0, undelivered: 1 }]);
+      await db('message_stats').insert([
+        { ...row, ...counters, stripe: 0, delivered: 3 },
+        { ...row, ...counters, stripe: 7, delivered: 0, undelivered: 1 },
+      ]);
       await db('message_stat_details').insert([
         { ...row, stripe: 0, kind: 'latency', key: '2', count: 2 },
         { ...row, stripe: 0, kind: 'latency', key: '34', count: 1 },
@@ -173,13 +213,42 @@ describe('the migration that counts latency buckets in message_stats', function 
       await applyIt();
       const arrays = await db('message_stats').where({ account_id: 'acct_a' }).orderBy('stripe').select('stripe', 'delivered', 'latency');
       const slots = (counted: Record<number, number>) => Array.from({ length: 35 }, (_, bucket) => String(counted[bucket] ?? 0));
-      expect(arrays.map((stripe) => [stripe.stripe, Number(stripe.delivered), stripe.latency])).to.deep.equal([[0, 3, slots({ 2: 2, 34: 1 })], [7, 0, null], [9, 0, slots({ 2: 4 })]]);
+      expect(arrays.map((stripe) => [stripe.stripe, Number(stripe.delivered), stripe.latency])).to.deep.equal([
+        [0, 3, slots({ 2: 2, 34: 1 })],
+        [7, 0, null],
+        [9, 0, slots({ 2: 4 })],
+      ]);
       expect(await detailsOf(db, 'acct_a')).to.deep.equal([['US', 'failure', 'undelivered', 1]]);
       const all = await wholeDayOf(db, 'acct_a');
-      expect([all.delivered, buckets(all.latency), pairs(all.failures)]).to.deep.equal([3, [[2, 6], [34, 1]], [['undelivered', 1]]]);
+      expect([all.delivered, buckets(all.latency), pairs(all.failures)]).to.deep.equal([
+        3,
+        [
+          [2, 6],
+          [34, 1],
+        ],
+        [['undelivered', 1]],
+      ]);
       // The triggers count a delivery into the array from now on.
-      await db('messages').insert({ id: 'msg_1', account_id: 'acct_a', to: '+12127000042', from: 'Dispatch', body: 'Hi', encoding: 'GSM-7', segments: 1, currency: 'USD', status: 'delivered', cost: 0.01, country: 'US', created_at: new Date(), delivered_at: new Date(Date.now() + 30) });
-      expect(buckets((await wholeDayOf(db, 'acct_a')).latency)).to.deep.equal([[0, 1], [2, 6], [34, 1]]);
+      await db('messages').insert({
+        id: 'msg_1',
+        account_id: 'acct_a',
+        to: '+12127000042',
+        from: 'Dispatch',
+        body: 'Hi',
+        encoding: 'GSM-7',
+        segments: 1,
+        currency: 'USD',
+        status: 'delivered',
+        cost: 0.01,
+        country: 'US',
+        created_at: new Date(),
+        delivered_at: new Date(Date.now() + 30),
+      });
+      expect(buckets((await wholeDayOf(db, 'acct_a')).latency)).to.deep.equal([
+        [0, 1],
+        [2, 6],
+        [34, 1],
+      ]);
       expect(await detailsOf(db, 'acct_a')).to.deep.equal([['US', 'failure', 'undelivered', 1]]);
     });
   });
@@ -189,7 +258,12 @@ describe('reading the latency arrays of a statistics row', () => {
   it("visits each stripe's counts bucket by bucket, negative ones too, and passes over the zeros", () => {
     const visited: [number, number][] = [];
     forEachBucketCount('{0,12,0,-3};{7,0,0,1024}', (bucket, count) => visited.push([bucket, count]));
-    expect(visited).to.deep.equal([[1, 12], [3, -3], [0, 7], [3, 1024]]);
+    expect(visited).to.deep.equal([
+      [1, 12],
+      [3, -3],
+      [0, 7],
+      [3, 1024],
+    ]);
     forEachBucketCount(null, () => expect.fail('a row without deliveries has no counts'));
   });
 });

@@ -41,7 +41,11 @@ describe('fetching jobs in turn (fetchInTurn)', function () {
 
   const add = async (specs: Spec[]): Promise<void> => {
     for (const { name, group, owner, tier, priority = 0, dueAgo = 1 } of specs) {
-      await boss.send(queue, { name, account_id: owner }, { group: tier ? { id: group, tier } : { id: group }, priority, startAfter: new Date(Date.now() - dueAgo * 1000) });
+      await boss.send(
+        queue,
+        { name, account_id: owner },
+        { group: tier ? { id: group, tier } : { id: group }, priority, startAfter: new Date(Date.now() - dueAgo * 1000) },
+      );
     }
   };
   const names = (jobs: { data: { name: string } }[]) => jobs.map((job) => job.data.name);
@@ -126,10 +130,23 @@ describe('fetching jobs in turn (fetchInTurn)', function () {
     try {
       const { rows } = await db.raw(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'pgboss' AND table_name = 'job'`);
       const columns = rows.map((row: { column_name: string }) => row.column_name);
-      for (const column of ['name', 'state', 'data', 'priority', 'start_after', 'started_on', 'created_on', 'heartbeat_on', 'retry_count', 'group_id', 'group_tier', 'blocked']) {
+      for (const column of [
+        'name',
+        'state',
+        'data',
+        'priority',
+        'start_after',
+        'started_on',
+        'created_on',
+        'heartbeat_on',
+        'retry_count',
+        'group_id',
+        'group_tier',
+        'blocked',
+      ]) {
         expect(columns, column).to.include(column);
       }
-      expect((await db.raw('SELECT pgboss.job_now() <= now() + interval \'1 second\' AS ok')).rows[0].ok).to.equal(true);
+      expect((await db.raw("SELECT pgboss.job_now() <= now() + interval '1 second' AS ok")).rows[0].ok).to.equal(true);
       const bossDb = boss.getDb() as { pool?: unknown; executeSql?: unknown };
       expect(bossDb.pool, "getDb()'s pool").to.be.an('object');
       expect(bossDb.executeSql, "getDb()'s executeSql").to.be.a('function');

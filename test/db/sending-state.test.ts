@@ -5,11 +5,7 @@ import { harness } from '../support/harness.ts';
 
 describe("the send worker's read of its accounts", () => {
   it('answers each account whether it may send and its active routes in priority order', async () => {
-    const [withRoutes, suspended, withoutRoutes] = await Promise.all([
-      sendingTenant({ routes: [{}, {}, {}] }),
-      sendingTenant(),
-      createTenant(),
-    ]);
+    const [withRoutes, suspended, withoutRoutes] = await Promise.all([sendingTenant({ routes: [{}, {}, {}] }), sendingTenant(), createTenant()]);
     const [first, inactive, last] = withRoutes.routeIds;
     // Tried in priority order: the last route first, the first last; the inactive one not at all.
     await harness.db('account_routes').where({ account_id: withRoutes.accountId, route_id: first }).update({ priority: 10 });

@@ -27,7 +27,8 @@ async function stripesOf(db: Knex, accountId: string, now: Date): Promise<{ tabl
   return rows;
 }
 
-const unfoldedPastRows = async (tenant: Tenant, now: Date) => (await stripesOf(harness.db, tenant.accountId, now)).filter((row) => row.past && row.stripe !== 0);
+const unfoldedPastRows = async (tenant: Tenant, now: Date) =>
+  (await stripesOf(harness.db, tenant.accountId, now)).filter((row) => row.past && row.stripe !== 0);
 
 /** Messages of `tenant` three hours ago, counted from two connections at once (two stripes), and one of this hour. */
 async function countedFromTwoConnections(tenant: Tenant): Promise<void> {
@@ -37,7 +38,10 @@ async function countedFromTwoConnections(tenant: Tenant): Promise<void> {
   const ids: string[] = [];
   try {
     // Each written in a transaction of its own, so counted on its connection's stripe.
-    ids.push(...(await storeMessages(tenant, [{ status: 'pending', country: 'US', created_at }], first)), ...(await storeMessages(tenant, [{ status: 'pending', country: 'GB', created_at }], second)));
+    ids.push(
+      ...(await storeMessages(tenant, [{ status: 'pending', country: 'US', created_at }], first)),
+      ...(await storeMessages(tenant, [{ status: 'pending', country: 'GB', created_at }], second)),
+    );
     await first.commit();
     await second.commit();
   } finally {
@@ -46,7 +50,10 @@ async function countedFromTwoConnections(tenant: Tenant): Promise<void> {
   }
   // One delivered (a latency bucket), one failed (a failure code): the details have rows too.
   await moveMessageStatus(harness.db, ids[0], 'pending', 'delivered', { delivered_at: new Date(created_at.getTime() + 2000) });
-  await moveMessageStatus(harness.db, ids[1], 'pending', 'failed', { cost: '0.0000', error: { type: 'provider_error', code: 'provider_rejected', message: 'No' } });
+  await moveMessageStatus(harness.db, ids[1], 'pending', 'failed', {
+    cost: '0.0000',
+    error: { type: 'provider_error', code: 'provider_rejected', message: 'No' },
+  });
   await storeMessages(tenant, [{ status: 'pending' }]);
 }
 
@@ -84,9 +91,13 @@ describe('folding the statistics counters of past hours', () => {
 
     expect((await statsAndScan(tenant)).stats).to.deep.equal(before.stats);
     const stripes = await stripesOf(harness.db, tenant.accountId, now);
-    expect(stripes.filter((row) => row.past).map((row) => row.stripe)).to.satisfy((folded: number[]) => folded.length >= 3 && folded.every((stripe) => stripe === 0));
+    expect(stripes.filter((row) => row.past).map((row) => row.stripe)).to.satisfy(
+      (folded: number[]) => folded.length >= 3 && folded.every((stripe) => stripe === 0),
+    );
     // This hour's counters stay on their connections' stripes.
-    expect(stripes.filter((row) => !row.past).map((row) => row.stripe)).to.satisfy((current: number[]) => current.length > 0 && current.every((stripe) => stripe !== 0));
+    expect(stripes.filter((row) => !row.past).map((row) => row.stripe)).to.satisfy(
+      (current: number[]) => current.length > 0 && current.every((stripe) => stripe !== 0),
+    );
   });
 
   it('adds what an hour counts after its fold to stripe 0 at the next fold', async () => {
@@ -115,7 +126,13 @@ describe('folding the statistics counters of past hours', () => {
     await countedFromTwoConnections(tenant);
     const holder = await harness.db.transaction();
     try {
-      const [held] = await holder('message_stats').where({ account_id: tenant.accountId }).andWhereNot({ stripe: 0 }).orderBy('hour').limit(1).forUpdate().select('stripe');
+      const [held] = await holder('message_stats')
+        .where({ account_id: tenant.accountId })
+        .andWhereNot({ stripe: 0 })
+        .orderBy('hour')
+        .limit(1)
+        .forUpdate()
+        .select('stripe');
       await harness.db.transaction(async (trx) => {
         // Waiting for the held row would fail the fold rather than hang it.
         await trx.raw(`SET LOCAL lock_timeout = '2s'`);
@@ -137,7 +154,7 @@ describe('folding the statistics counters of past hours', () => {
     const tenant = await createTenant();
     const [closed, open] = [connect(harness.database.url, 1), connect(harness.database.url, 1)];
     try {
-      const stripeOf = async (db: Knex) => ((await db.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid as number);
+      const stripeOf = async (db: Knex) => (await db.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
       const [closedStripe, openStripe] = [await stripeOf(closed), await stripeOf(open)];
       await closed.transaction((trx) => storeMessages(tenant, [{ status: 'pending', country: 'US', created_at: now }], trx));
       await open.transaction((trx) => storeMessages(tenant, [{ status: 'pending', country: 'GB', created_at: now }], trx));
@@ -175,14 +192,20 @@ describe('folding the statistics counters of past hours', () => {
     const schedules = await harness.dispatch.boss.getSchedules(QUEUES.foldStats.name);
     expect(schedules.map((schedule) => schedule.cron)).to.deep.equal(['*/10 * * * *']);
     await harness.dispatch.boss.send(QUEUES.foldStats.name, {});
-    await eventually(() => unfoldedPastRows(tenant, now), (rows) => rows.length === 0, { what: "the job to fold the tenant's past hours" });
+    await eventually(
+      () => unfoldedPastRows(tenant, now),
+      (rows) => rows.length === 0,
+      { what: "the job to fold the tenant's past hours" },
+    );
   });
 });
 
 describe('the statistics read', () => {
   it('leaves out a failure code whose stripes add up to none', async () => {
     const tenant = await createTenant();
-    const hour = startOfHour(Date.now() - 2 * HOUR_MS).toISOString().slice(0, 19);
+    const hour = startOfHour(Date.now() - 2 * HOUR_MS)
+      .toISOString()
+      .slice(0, 19);
     await harness.db.raw(
       `INSERT INTO message_stats (account_id, hour, route_id, country, stripe, pending, sent, delivered, failed, undelivered, cost)
        VALUES (?, ?, 0, 'US', 1, 0, 0, 0, 1, 0, 0), (?, ?, 0, 'US', 2, 0, 1, 0, -1, 0, 0)`,

@@ -100,7 +100,11 @@ describe('the statistics read under a plan that expects one group', function () 
   // The day of each seeded hour: the last 24 hours span one UTC day or two.
   const days = new Set(Array.from({ length: 24 }, (_, hour) => new Date(dayAgo.getTime() + hour * HOUR_MS).toISOString().slice(0, 10))).size;
   const selections: { what: string; selection: Omit<StatsSelection, 'from' | 'to'>; groups: number }[] = [
-    { what: 'by hour, route and country', selection: { accountId: 'acc_stats_plan', interval: 'hour', groupBy: ['route', 'country'] }, groups: 24 * ROUTES.length * COUNTRIES.length },
+    {
+      what: 'by hour, route and country',
+      selection: { accountId: 'acc_stats_plan', interval: 'hour', groupBy: ['route', 'country'] },
+      groups: 24 * ROUTES.length * COUNTRIES.length,
+    },
     { what: 'by account and day', selection: { interval: 'day', groupBy: ['account'] }, groups: days },
     { what: 'for the whole range', selection: { accountId: 'acc_stats_plan', interval: null, groupBy: [] }, groups: 1 },
   ];

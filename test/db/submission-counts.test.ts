@@ -21,10 +21,19 @@ describe('a message counts each submission once, when it is settled', () => {
   it('moves pending messages to sent, settling their submissions as accepted and counting each once', async () => {
     const tenant = await sendingTenant();
     const ids = (await storeMessages(tenant, [{ status: 'pending' }, { status: 'pending' }])).sort();
-    const attemptIds = await beginSubmissions(harness.db, ids.map((messageId) => ({ messageId, routeId: tenant.routeIds[0] })));
+    const attemptIds = await beginSubmissions(
+      harness.db,
+      ids.map((messageId) => ({ messageId, routeId: tenant.routeIds[0] })),
+    );
     const sent = await markMessagesSent(
       harness.db,
-      ids.map((id, index) => ({ id, route_id: tenant.routeIds[0], provider_message_id: `up-${randomBase62(10)}`, attempt_id: attemptIds[index], duration_ms: 12.4 })),
+      ids.map((id, index) => ({
+        id,
+        route_id: tenant.routeIds[0],
+        provider_message_id: `up-${randomBase62(10)}`,
+        attempt_id: attemptIds[index],
+        duration_ms: 12.4,
+      })),
     );
     expect(sent.map((message) => message.id).sort()).to.deep.equal(ids);
     expect(await rows(ids)).to.deep.equal(ids.map((id) => ({ id, status: 'sent', attempts: 1 })));
@@ -40,7 +49,9 @@ describe('a message counts each submission once, when it is settled', () => {
     expect(await settleSubmission(harness.db, attemptId, { outcome: 'unknown', errorCode: 'provider_timeout' })).to.equal(true);
     expect(await rows([id])).to.deep.equal([{ id, status: 'pending', attempts: 1 }]);
     // The upstream's acceptance arrives after all: the message is sent, its count stands.
-    await markMessagesSent(harness.db, [{ id, route_id: tenant.routeIds[0], provider_message_id: `up-${randomBase62(10)}`, attempt_id: attemptId, duration_ms: 5 }]);
+    await markMessagesSent(harness.db, [
+      { id, route_id: tenant.routeIds[0], provider_message_id: `up-${randomBase62(10)}`, attempt_id: attemptId, duration_ms: 5 },
+    ]);
     expect(await rows([id])).to.deep.equal([{ id, status: 'sent', attempts: 1 }]);
     expect(await outcomes([id])).to.deep.equal(['unknown']);
   });
@@ -50,7 +61,11 @@ describe('a message counts each submission once, when it is settled', () => {
     // Failed meanwhile (a later try gave up on it) while this submission was in flight.
     const [id] = await storeMessages(tenant, [{ status: 'failed' }]);
     const [attemptId] = await beginSubmissions(harness.db, [{ messageId: id, routeId: tenant.routeIds[0] }]);
-    expect(await markMessagesSent(harness.db, [{ id, route_id: tenant.routeIds[0], provider_message_id: `up-${randomBase62(10)}`, attempt_id: attemptId, duration_ms: 5 }])).to.deep.equal([]);
+    expect(
+      await markMessagesSent(harness.db, [
+        { id, route_id: tenant.routeIds[0], provider_message_id: `up-${randomBase62(10)}`, attempt_id: attemptId, duration_ms: 5 },
+      ]),
+    ).to.deep.equal([]);
     expect(await outcomes([id])).to.deep.equal(['submitting']);
     // Settled on its own, the submission is counted once, and only once however often it is settled.
     expect(await settleSubmission(harness.db, attemptId, { outcome: 'accepted', durationMs: 5 })).to.equal(true);

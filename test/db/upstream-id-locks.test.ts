@@ -18,14 +18,22 @@ describe('a read written behind the locks on upstream ids', () => {
     await holder('messages').where({ id }).update({ status: 'sent', route_id: routeId, provider_message_id: upstreamId });
 
     const reading = harness.db.transaction((trx) =>
-      lockProviderMessagesThen<MessageByUpstreamId>(trx, [{ routeId, providerMessageId: upstreamId }], messagesByProviderIdsLocked([{ routeId, providerMessageId: upstreamId }])),
+      lockProviderMessagesThen<MessageByUpstreamId>(
+        trx,
+        [{ routeId, providerMessageId: upstreamId }],
+        messagesByProviderIdsLocked([{ routeId, providerMessageId: upstreamId }]),
+      ),
     );
     // Waiting on this upstream id's lock alone (a bigint advisory lock shows as its two halves).
     const waitingOnIt = `SELECT count(*)::int AS n FROM pg_locks l, (SELECT hashtextextended(?, 0) AS h) k
       WHERE l.locktype = 'advisory' AND NOT l.granted AND l.classid::bigint = (k.h >> 32) & 4294967295 AND l.objid::bigint = k.h & 4294967295`;
-    await eventually(async () => (await harness.db.raw(waitingOnIt, [`${routeId}:${upstreamId}`])).rows[0].n, (waiting: number) => waiting === 1, {
-      what: 'the read to wait on the lock',
-    });
+    await eventually(
+      async () => (await harness.db.raw(waitingOnIt, [`${routeId}:${upstreamId}`])).rows[0].n,
+      (waiting: number) => waiting === 1,
+      {
+        what: 'the read to wait on the lock',
+      },
+    );
     await holder.commit();
 
     // Read before the lock was taken, it would have found no message with this upstream id.

@@ -11,7 +11,16 @@ import { harness } from '../support/harness.ts';
 
 /** Debian's chromium: no test downloads a browser of its own. */
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+];
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const SCREENSHOT = join(ARTIFACTS, 'docs.png');
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -45,7 +54,11 @@ async function operationsIn(path: string): Promise<Operation[]> {
   return Object.values(openapi.paths).flatMap((item) =>
     Object.entries(item)
       .filter(([method]) => METHODS.includes(method))
-      .map(([, operation]) => ({ summary: String(operation.summary), tags: (operation.tags as string[] | undefined) ?? [], internal: operation['x-internal'] === true })),
+      .map(([, operation]) => ({
+        summary: String(operation.summary),
+        tags: (operation.tags as string[] | undefined) ?? [],
+        internal: operation['x-internal'] === true,
+      })),
   );
 }
 
@@ -82,7 +95,9 @@ async function openDocs(page: Page): Promise<void> {
   expect(await page.title()).to.equal(TITLE);
   // The page arrives prerendered; wait until React has taken it over (hydrateRoot marks its
   // container), or a click would follow the prerendered link instead of Redoc's router.
-  await page.waitForFunction(() => Object.keys(document.getElementById('redoc') ?? {}).some((key) => key.startsWith('__reactContainer$')), undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => Object.keys(document.getElementById('redoc') ?? {}).some((key) => key.startsWith('__reactContainer$')), undefined, {
+    timeout: 30_000,
+  });
 }
 
 describe('/docs in a browser (headless Chromium)', () => {
@@ -96,10 +111,17 @@ describe('/docs in a browser (headless Chromium)', () => {
   before(async function () {
     this.timeout(60_000);
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's package with \`apt-get install chromium\` (tests never download a browser of their own).`);
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM}: install Debian's package with \`apt-get install chromium\` (tests never download a browser of their own).`,
+      );
     }
     profile = await mkdtemp(join(tmpdir(), 'dispatch-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 900 } });
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1440, height: 900 },
+    });
     // The page must work offline: nothing outside the service is fetched.
     const origin = new URL(harness.baseUrl).origin;
     await context.route(
@@ -164,18 +186,28 @@ describe('/docs in a browser (headless Chromium)', () => {
     // Issue 10 by name, so that the check cannot pass on a document that lost them.
     expect(tags).to.include.members(['Inbound messages', 'Opt-outs']);
     expect([...listed], 'the sidebar').to.include.members([
-      'List inbound messages', 'Get an inbound message', 'List opt-outs', 'Opt numbers out', 'Remove an opt-out', 'Get the keyword settings', 'Change the keyword settings',
+      'List inbound messages',
+      'Get an inbound message',
+      'List opt-outs',
+      'Opt numbers out',
+      'Remove an opt-out',
+      'Get the keyword settings',
+      'Change the keyword settings',
     ]);
     const menuTags = await menu.locator('a[href]').evaluateAll((links) => links.map((link) => (link as PageElement).innerText.trim()));
     expect(menuTags, 'the sidebar').to.not.include('Admin');
     const text = texts.join('\n');
-    for (const type of ['message.received', 'recipient.opted_out', 'recipient.opted_in']) expect(text, `the page names the event type ${type}`).to.include(type);
+    for (const type of ['message.received', 'recipient.opted_out', 'recipient.opted_in'])
+      expect(text, `the page names the event type ${type}`).to.include(type);
     // Redoc renders a section's text when it is shown: wait for the Events section's text rather
     // than reading the page once.
     await menu.getByRole('link', { name: 'Events', exact: true }).first().click();
     const says = await page
       .waitForFunction((words) => document.body.textContent?.includes(words) ?? false, 'Event types grow within v1', { timeout: 15_000 })
-      .then(() => true, () => false);
+      .then(
+        () => true,
+        () => false,
+      );
     expect(says, 'the page says how event types grow').to.equal(true);
     const shownAdmin = adminOperations.map((operation) => operation.summary).filter((summary) => text.includes(summary));
     expect(shownAdmin, 'admin operations shown on the page').to.deep.equal([]);
@@ -208,8 +240,13 @@ describe('/docs in a browser (headless Chromium)', () => {
     await openDocs(page);
     await page.locator(MENU).getByRole('link', { name: 'Messages', exact: true }).first().click();
     const shown = await page
-      .waitForFunction((text) => (document.getElementById('redoc') as { innerText?: string } | null)?.innerText?.includes(text) ?? false, sample, { timeout: 30_000 })
-      .then(() => true, () => false);
+      .waitForFunction((text) => (document.getElementById('redoc') as { innerText?: string } | null)?.innerText?.includes(text) ?? false, sample, {
+        timeout: 30_000,
+      })
+      .then(
+        () => true,
+        () => false,
+      );
     expect(shown, `the page shows ${sample}`).to.equal(true);
     const typescript = `const response = await fetch("${origin}/api/v1/messages/send"`;
     // The TypeScript sample is the other language of the same panel's language menu: chosen, it shows.
@@ -218,8 +255,13 @@ describe('/docs in a browser (headless Chromium)', () => {
     // The menu opens outside the panel, as a pop-up of the page.
     await page.getByRole('menuitem', { name: 'TypeScript (fetch)' }).click();
     const shownTypeScript = await page
-      .waitForFunction((text) => (document.getElementById('redoc') as { innerText?: string } | null)?.innerText?.includes(text) ?? false, typescript, { timeout: 30_000 })
-      .then(() => true, () => false);
+      .waitForFunction((text) => (document.getElementById('redoc') as { innerText?: string } | null)?.innerText?.includes(text) ?? false, typescript, {
+        timeout: 30_000,
+      })
+      .then(
+        () => true,
+        () => false,
+      );
     expect(shownTypeScript, `the page shows ${typescript}`).to.equal(true);
     expect(foreign, 'requests from /docs to other hosts').to.deep.equal([]);
   });

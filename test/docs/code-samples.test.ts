@@ -44,12 +44,18 @@ async function servedOperations(): Promise<ServedOperation[]> {
     Object.entries(item)
       .filter(([method]) => METHODS.includes(method))
       .map(([method, operation]) => {
-        const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((parameter: any) => (parameter.$ref ? document.components.parameters[parameter.$ref.split('/').pop()] : parameter));
+        const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((parameter: any) =>
+          parameter.$ref ? document.components.parameters[parameter.$ref.split('/').pop()] : parameter,
+        );
         return {
           operationId: operation.operationId as string,
           method,
           path,
-          success: Math.min(...Object.keys(operation.responses).map(Number).filter((status) => status >= 200 && status < 300)),
+          success: Math.min(
+            ...Object.keys(operation.responses)
+              .map(Number)
+              .filter((status) => status >= 200 && status < 300),
+          ),
           examples: parameters.filter((parameter) => parameter.in === 'path').map((parameter) => encodeURIComponent(String(parameter.example))),
           samples: (operation['x-codeSamples'] ?? []) as Sample[],
         };
@@ -95,7 +101,9 @@ function filledIn(operation: ServedOperation, source: string, ids: Record<string
 
 /** Before the deletes: the opt-out the deleting sample's example names, whatever ran before. */
 async function optOutOfTheExample(tenant: Tenant, operations: ServedOperation[]): Promise<void> {
-  const numbers = operations.filter((operation) => operation.method === 'delete').flatMap((operation) => operation.examples.map(decodeURIComponent).filter((example) => example.startsWith('+')));
+  const numbers = operations
+    .filter((operation) => operation.method === 'delete')
+    .flatMap((operation) => operation.examples.map(decodeURIComponent).filter((example) => example.startsWith('+')));
   if (numbers.length === 0) return;
   const created = await call('POST', '/opt-outs/create', { auth: tenant.key, body: { numbers } });
   expect(created.status, JSON.stringify(created.body)).to.equal(200);
@@ -141,7 +149,10 @@ describe('the code samples of the served document', function () {
     expect(operations.map((operation) => operation.operationId)).to.include.members(['sendMessage', 'getMessage', 'deleteOptOut']);
     const origin = new URL(harness.baseUrl).origin;
     for (const operation of operations) {
-      expect(operation.samples.map((sample) => sample.lang), operation.operationId).to.deep.equal(['Shell', 'TypeScript']);
+      expect(
+        operation.samples.map((sample) => sample.lang),
+        operation.operationId,
+      ).to.deep.equal(['Shell', 'TypeScript']);
       for (const sample of operation.samples) expect(sample.source, operation.operationId).to.include(`${origin}/api/v1/`);
     }
   });
@@ -165,9 +176,25 @@ describe('the code samples of the served document', function () {
 
   it('the TypeScript samples type-check (tsc --strict) as a module of their own', async () => {
     const file = join(work, 'samples.mts');
-    const functions = operations.map((operation) => `export async function ${operation.operationId}(): Promise<void> {\n${sampleOf(operation, 'TypeScript').replace(/^/gm, '  ')}\n}\n`);
+    const functions = operations.map(
+      (operation) => `export async function ${operation.operationId}(): Promise<void> {\n${sampleOf(operation, 'TypeScript').replace(/^/gm, '  ')}\n}\n`,
+    );
     await writeFile(file, functions.join('\n'));
-    const args = ['--noEmit', '--strict', '--target', 'es2024', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', '--typeRoots', TYPE_ROOTS, file];
+    const args = [
+      '--noEmit',
+      '--strict',
+      '--target',
+      'es2024',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--types',
+      'node',
+      '--typeRoots',
+      TYPE_ROOTS,
+      file,
+    ];
     const checked = await run(process.execPath, [TSC, ...args]).then(
       () => '',
       (error: { stdout?: string }) => error.stdout ?? String(error),

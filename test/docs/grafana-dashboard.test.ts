@@ -56,7 +56,8 @@ const load = async (): Promise<Dashboard> => JSON.parse(await readFile(DASHBOARD
 const allPanels = (panels: Panel[]): Panel[] => panels.flatMap((panel) => [panel, ...allPanels(panel.panels ?? [])]);
 
 /** Every expression of every panel, with its panel's title. */
-const expressions = (dashboard: Dashboard) => allPanels(dashboard.panels).flatMap((panel) => (panel.targets ?? []).map((target) => ({ title: panel.title, expr: target.expr ?? '' })));
+const expressions = (dashboard: Dashboard) =>
+  allPanels(dashboard.panels).flatMap((panel) => (panel.targets ?? []).map((target) => ({ title: panel.title, expr: target.expr ?? '' })));
 
 /** Dispatch's series and prom-client's default ones (standard names: process_*, nodejs_*). */
 const SERIES = /\b(?:dispatch|process|nodejs)_[a-z0-9_]+/g;
@@ -95,7 +96,11 @@ describe('docs/grafana-dashboard.json', () => {
     // No two panels overlap.
     for (const [i, a] of panels.entries()) {
       for (const b of panels.slice(i + 1)) {
-        const apart = a.gridPos.x + a.gridPos.w <= b.gridPos.x || b.gridPos.x + b.gridPos.w <= a.gridPos.x || a.gridPos.y + a.gridPos.h <= b.gridPos.y || b.gridPos.y + b.gridPos.h <= a.gridPos.y;
+        const apart =
+          a.gridPos.x + a.gridPos.w <= b.gridPos.x ||
+          b.gridPos.x + b.gridPos.w <= a.gridPos.x ||
+          a.gridPos.y + a.gridPos.h <= b.gridPos.y ||
+          b.gridPos.y + b.gridPos.h <= a.gridPos.y;
         expect(apart, `"${a.title}" and "${b.title}" overlap`).to.equal(true);
       }
     }
@@ -121,9 +126,13 @@ describe('docs/grafana-dashboard.json', () => {
 
   it('shows the delivery rate and the delivery latency by route', async () => {
     const dashboard = await load();
-    const deliveries = allPanels(dashboard.panels).filter((panel) => panel.type !== 'row' && (panel.targets ?? []).some((target) => /dispatch_delivery_/.test(target.expr ?? '')));
+    const deliveries = allPanels(dashboard.panels).filter(
+      (panel) => panel.type !== 'row' && (panel.targets ?? []).some((target) => /dispatch_delivery_/.test(target.expr ?? '')),
+    );
     const rate = deliveries.find((panel) => panel.title === 'Delivery rate by route');
-    expect(rate?.targets?.[0].expr).to.match(/^sum by \(route\) \(rate\(dispatch_delivery_reports_total\{[^}]*status="delivered"\}\[\w+\]\)\) \/ sum by \(route\) \(rate\(dispatch_delivery_reports_total/);
+    expect(rate?.targets?.[0].expr).to.match(
+      /^sum by \(route\) \(rate\(dispatch_delivery_reports_total\{[^}]*status="delivered"\}\[\w+\]\)\) \/ sum by \(route\) \(rate\(dispatch_delivery_reports_total/,
+    );
     expect(deliveries.map((panel) => panel.title)).to.include.members(['Delivery latency p50 by route', 'Delivery latency p95 by route']);
   });
 

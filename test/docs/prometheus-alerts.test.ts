@@ -37,7 +37,10 @@ const UNIT_TESTS = [
     ],
     alert_rule_test: [
       { eval_time: '1445m', alertname: 'DispatchDeliveryRateDrop', exp_alerts: [] },
-      { eval_time: '1530m', alertname: 'DispatchDeliveryRateDrop', exp_alerts: [
+      {
+        eval_time: '1530m',
+        alertname: 'DispatchDeliveryRateDrop',
+        exp_alerts: [
           {
             exp_labels: { severity: 'warning', route: 'failing' },
             exp_annotations: {
@@ -60,12 +63,16 @@ const UNIT_TESTS = [
     ],
     alert_rule_test: [
       { eval_time: '8m', alertname: 'DispatchQueueJobsLate', exp_alerts: [] },
-      { eval_time: '15m', alertname: 'DispatchQueueJobsLate', exp_alerts: [
+      {
+        eval_time: '15m',
+        alertname: 'DispatchQueueJobsLate',
+        exp_alerts: [
           {
             exp_labels: { severity: 'critical', queue: 'send-message' },
             exp_annotations: {
               summary: 'Jobs of queue send-message are late',
-              description: 'The oldest due job of queue send-message has waited 15m 0s. Check that Dispatch processes are running (their logs, /readyz) and that the database is healthy.',
+              description:
+                'The oldest due job of queue send-message has waited 15m 0s. Check that Dispatch processes are running (their logs, /readyz) and that the database is healthy.',
             },
           },
         ],
@@ -81,7 +88,10 @@ const UNIT_TESTS = [
     ],
     alert_rule_test: [
       { eval_time: '10m', alertname: 'DispatchWebhookEndpointDisabled', exp_alerts: [] },
-      { eval_time: '25m', alertname: 'DispatchWebhookEndpointDisabled', exp_alerts: [
+      {
+        eval_time: '25m',
+        alertname: 'DispatchWebhookEndpointDisabled',
+        exp_alerts: [
           {
             exp_labels: { severity: 'info' },
             exp_annotations: {
@@ -133,7 +143,12 @@ const UNIT_TESTS = [
 describe('docs/prometheus-alerts.yaml', () => {
   it('has the four alerts, each with a severity, a summary and a description', async () => {
     const found = await rules();
-    expect(found.map((rule) => rule.alert)).to.deep.equal(['DispatchDeliveryRateDrop', 'DispatchQueueJobsLate', 'DispatchWebhookEndpointDisabled', 'DispatchHighServerErrorRatio']);
+    expect(found.map((rule) => rule.alert)).to.deep.equal([
+      'DispatchDeliveryRateDrop',
+      'DispatchQueueJobsLate',
+      'DispatchWebhookEndpointDisabled',
+      'DispatchHighServerErrorRatio',
+    ]);
     for (const rule of found) {
       expect(rule.labels?.severity, rule.alert).to.be.oneOf(['info', 'warning', 'critical']);
       expect(rule.annotations?.summary, rule.alert).to.be.a('string').and.not.be.empty;

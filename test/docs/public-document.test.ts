@@ -111,7 +111,9 @@ describe('the public API reference (docs/public/)', () => {
     });
 
     it('docs/public/index.html is what `npm run docs` makes now, and renders the public document', () => {
-      expect(inlinedDefinition(committedHtml), `docs/public/index.html documents another document than docs/public/openapi.yaml: ${STALE}`).to.deep.equal(publicDocument);
+      expect(inlinedDefinition(committedHtml), `docs/public/index.html documents another document than docs/public/openapi.yaml: ${STALE}`).to.deep.equal(
+        publicDocument,
+      );
       expect(committedHtml === fresh.html, `docs/public/index.html is stale: ${STALE}`).to.equal(true);
       expect(committedHtml).to.include(`<title>${TITLE}</title>`);
     });
@@ -127,19 +129,27 @@ describe('the public API reference (docs/public/)', () => {
         const { 'x-codeSamples': samples, ...rest } = publicDocument.paths[operation.path][operation.method];
         expect(rest, `${operation.operationId} differs from openapi.yaml`).to.deep.equal(source.paths[operation.path][operation.method]);
         // The samples are the build's (test/docs/code-samples.test.ts runs them): curl, then TypeScript.
-        expect((samples as { lang: string }[] | undefined)?.map((sample) => sample.lang), `${operation.operationId}'s x-codeSamples`).to.deep.equal(['Shell', 'TypeScript']);
+        expect(
+          (samples as { lang: string }[] | undefined)?.map((sample) => sample.lang),
+          `${operation.operationId}'s x-codeSamples`,
+        ).to.deep.equal(['Shell', 'TypeScript']);
       }
     });
 
     it('marks every admin operation of openapi.yaml x-internal, so that none can leak', () => {
       const admin = operationsOf(source).filter((operation) => operation.path.startsWith('/admin/') || operation.tags.includes(ADMIN_TAG));
       expect(admin.length).to.be.greaterThan(0);
-      expect(admin.filter((operation) => !operation.internal).map((operation) => operation.operationId), 'admin operations without x-internal: true').to.deep.equal([]);
+      expect(
+        admin.filter((operation) => !operation.internal).map((operation) => operation.operationId),
+        'admin operations without x-internal: true',
+      ).to.deep.equal([]);
     });
 
     it('has no path under /admin, no x-internal and no Admin tag', () => {
       expect(Object.keys(publicDocument.paths).filter((path) => path === '/admin' || path.startsWith('/admin/'))).to.deep.equal([]);
-      const internal = [...walk(publicDocument)].filter(([, node]) => typeof node === 'object' && node !== null && 'x-internal' in node).map(([pointer]) => pointer);
+      const internal = [...walk(publicDocument)]
+        .filter(([, node]) => typeof node === 'object' && node !== null && 'x-internal' in node)
+        .map(([pointer]) => pointer);
       expect(internal, 'nodes carrying x-internal').to.deep.equal([]);
       expect((publicDocument.tags ?? []).map((tag) => tag.name)).to.not.include(ADMIN_TAG);
       expect(operationsOf(publicDocument).filter((operation) => operation.tags.includes(ADMIN_TAG))).to.deep.equal([]);
@@ -147,9 +157,15 @@ describe('the public API reference (docs/public/)', () => {
 
     it('has no component, security scheme or tag that only admin operations used', () => {
       const nodes = [...walk(publicDocument)];
-      const referenced = new Set(nodes.flatMap(([, node]) => (typeof node === 'object' && node !== null && typeof (node as { $ref?: unknown }).$ref === 'string' ? [(node as { $ref: string }).$ref] : [])));
+      const referenced = new Set(
+        nodes.flatMap(([, node]) =>
+          typeof node === 'object' && node !== null && typeof (node as { $ref?: unknown }).$ref === 'string' ? [(node as { $ref: string }).$ref] : [],
+        ),
+      );
       const schemes = new Set(
-        nodes.flatMap(([pointer, node]) => (/\/security$/.test(pointer) && Array.isArray(node) ? node.flatMap((requirement: Record<string, unknown>) => Object.keys(requirement)) : [])),
+        nodes.flatMap(([pointer, node]) =>
+          /\/security$/.test(pointer) && Array.isArray(node) ? node.flatMap((requirement: Record<string, unknown>) => Object.keys(requirement)) : [],
+        ),
       );
       const unused = Object.entries(publicDocument.components ?? {}).flatMap(([type, members]) =>
         Object.keys(members)
@@ -158,7 +174,10 @@ describe('the public API reference (docs/public/)', () => {
       );
       expect(unused, 'unused components').to.deep.equal([]);
       const used = new Set(operationsOf(publicDocument).flatMap((operation) => operation.tags));
-      expect((publicDocument.tags ?? []).map((tag) => tag.name).filter((name) => !used.has(name)), 'tags no operation uses').to.deep.equal([]);
+      expect(
+        (publicDocument.tags ?? []).map((tag) => tag.name).filter((name) => !used.has(name)),
+        'tags no operation uses',
+      ).to.deep.equal([]);
     });
   });
 
@@ -179,7 +198,11 @@ describe('the public API reference (docs/public/)', () => {
       });
       const ids = operations.map((operation) => operation.operationId);
       expect(ids).to.not.include.members(['adminSimulateInboundMessage', 'adminListOptOuts', 'adminListInboundMessages']);
-      expect(operationsOf(source).map((operation) => operation.operationId)).to.include.members(['adminSimulateInboundMessage', 'adminListOptOuts', 'adminListInboundMessages']);
+      expect(operationsOf(source).map((operation) => operation.operationId)).to.include.members([
+        'adminSimulateInboundMessage',
+        'adminListOptOuts',
+        'adminListInboundMessages',
+      ]);
       expect(Object.keys(schemas())).to.not.include.members(['AdminInboundMessage', 'AdminOptOut', 'SimulatedInboundRequest']);
     });
 
@@ -207,7 +230,10 @@ describe('the public API reference (docs/public/)', () => {
       const etag = response.headers.get('etag');
       expect(etag).to.be.a('string');
       // PUBLIC_URL is unset in the harness: the document names the address Dispatch listens on.
-      expect((await response.text()) === committedYaml.replaceAll(DOCUMENTED_ORIGIN, origin()), 'GET /openapi.yaml is not docs/public/openapi.yaml on this origin').to.equal(true);
+      expect(
+        (await response.text()) === committedYaml.replaceAll(DOCUMENTED_ORIGIN, origin()),
+        'GET /openapi.yaml is not docs/public/openapi.yaml on this origin',
+      ).to.equal(true);
 
       // Not through fetch: it sends Cache-Control: no-cache with a conditional header, which
       // asks for a full answer.

@@ -41,7 +41,11 @@ describe('the served API reference on PUBLIC_URL', function () {
   it('GET /openapi.yaml names PUBLIC_URL as its server, in its links and in every code sample, and never the documented default', async () => {
     const text = await (await fetch(`${origin()}/openapi.yaml`)).text();
     expect(text).to.not.include(DOCUMENTED_ORIGIN);
-    const document = yaml.load(text) as { servers: { url: string }[]; info: { contact: { url: string } }; paths: Record<string, Record<string, { 'x-codeSamples'?: { source: string }[] }>> };
+    const document = yaml.load(text) as {
+      servers: { url: string }[];
+      info: { contact: { url: string } };
+      paths: Record<string, Record<string, { 'x-codeSamples'?: { source: string }[] }>>;
+    };
     expect(document.servers.map((server) => server.url)).to.deep.equal([`${PUBLIC_URL}/api/v1`]);
     expect(document.info.contact.url).to.equal(`${PUBLIC_URL}/docs`);
     const samples = Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation['x-codeSamples'] ?? []));

@@ -1,12 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import {
-  MAX_BODY_CODE_POINTS,
-  codePointLength,
-  detectEncoding,
-  gsm7Septets,
-  planSegments,
-} from '../../domain/encoding.ts';
+import { MAX_BODY_CODE_POINTS, codePointLength, detectEncoding, gsm7Septets, planSegments } from '../../domain/encoding.ts';
 import type { Encoding, SegmentPlan } from '../../domain/encoding.ts';
 
 // Independent copy of the GSM 03.38 default alphabet (ESC at 0x1B omitted).
@@ -22,8 +16,37 @@ const GSM_BASIC: readonly string[] = [
 ];
 const GSM_EXTENSION: readonly string[] = ['\f', '^', '{', '}', '\\', '[', '~', ']', '|', '€'];
 const NON_GSM_BMP: readonly string[] = [
-  'ç', 'ê', 'á', 'í', 'ó', 'ú', 'â', 'õ', 'Ã', 'È', 'α', 'Α', 'ж', 'Ж', '中', '日', 'ש', 'ع',
-  '`', '\t', '\x1b', '\u00a0', '«', '»', '…', '–', '’', '“', '•', '\u200b', '\ufeff',
+  'ç',
+  'ê',
+  'á',
+  'í',
+  'ó',
+  'ú',
+  'â',
+  'õ',
+  'Ã',
+  'È',
+  'α',
+  'Α',
+  'ж',
+  'Ж',
+  '中',
+  '日',
+  'ש',
+  'ع',
+  '`',
+  '\t',
+  '\x1b',
+  '\u00a0',
+  '«',
+  '»',
+  '…',
+  '–',
+  '’',
+  '“',
+  '•',
+  '\u200b',
+  '\ufeff',
 ];
 const ASTRAL: readonly string[] = ['😀', '👍', '🎉', '🚀', '𝄞', '🇫', '🀄', '𠜎'];
 
@@ -353,10 +376,7 @@ describe('planSegments', () => {
   });
 
   describe('properties', () => {
-    const gsmChar = fc.oneof(
-      { weight: 8, arbitrary: fc.constantFrom(...GSM_BASIC) },
-      { weight: 2, arbitrary: fc.constantFrom(...GSM_EXTENSION) },
-    );
+    const gsmChar = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...GSM_BASIC) }, { weight: 2, arbitrary: fc.constantFrom(...GSM_EXTENSION) });
     const anyChar = fc.oneof(
       { weight: 6, arbitrary: fc.constantFrom(...GSM_BASIC) },
       { weight: 2, arbitrary: fc.constantFrom(...GSM_EXTENSION) },

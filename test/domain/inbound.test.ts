@@ -39,7 +39,7 @@ describe('receiveInbound', () => {
     expect(await harness.db('messages').where({ account_id: tenant.accountId })).to.have.length(1);
   });
 
-  it('rolls back with the caller\'s transaction: nothing stored, no event', async () => {
+  it("rolls back with the caller's transaction: nothing stored, no event", async () => {
     const tenant = await inboundTenant();
     const input = inbound(tenant.routeId, tenant.number);
     const failure = new Error('the caller gave up');
@@ -66,12 +66,14 @@ describe('receiveInbound', () => {
     const tenant = await inboundTenant({ balance: 0 });
     const warnings: { details: Record<string, unknown>; message: string }[] = [];
     const input = inbound(tenant.routeId, tenant.number, { body: 'Stop' });
-    expect(await receiveInbound(harness.db, jobQueueOf(harness.dispatch.boss), input, { warn: (details, message) => warnings.push({ details, message }) })).to.equal(true);
+    expect(
+      await receiveInbound(harness.db, jobQueueOf(harness.dispatch.boss), input, { warn: (details, message) => warnings.push({ details, message }) }),
+    ).to.equal(true);
 
     const stored = await harness.db('inbound_messages').where({ provider_message_id: input.providerMessageId }).first();
-    expect(warnings.map(({ details, message }) => [message, details.account_id, details.inbound_message_id, details.to, (details.err as { code: string }).code])).to.deep.equal([
-      ['keyword auto-reply not sent', tenant.accountId, stored.id, input.from, 'insufficient_balance'],
-    ]);
+    expect(
+      warnings.map(({ details, message }) => [message, details.account_id, details.inbound_message_id, details.to, (details.err as { code: string }).code]),
+    ).to.deep.equal([['keyword auto-reply not sent', tenant.accountId, stored.id, input.from, 'insufficient_balance']]);
     expect(await harness.db('opt_outs').where({ account_id: tenant.accountId, number: input.from })).to.have.length(1);
     expect(await harness.db('messages').where({ account_id: tenant.accountId })).to.have.length(0);
   });
@@ -80,6 +82,9 @@ describe('receiveInbound', () => {
     const tenant = await inboundTenant();
     const input = inbound(tenant.routeId, tenant.number, { body: 'Très bien, à demain', encoding: 'Latin-1' });
     await receiveInbound(harness.db, jobQueueOf(harness.dispatch.boss), input);
-    expect(await harness.db('inbound_messages').where({ provider_message_id: input.providerMessageId }).first()).to.include({ encoding: 'Latin-1', body: 'Très bien, à demain' });
+    expect(await harness.db('inbound_messages').where({ provider_message_id: input.providerMessageId }).first()).to.include({
+      encoding: 'Latin-1',
+      body: 'Très bien, à demain',
+    });
   });
 });

@@ -24,7 +24,7 @@ describe('overreach: whether one key is broader than another', () => {
     expect(within({ allowed_ips: null })?.param).to.equal('allowed_ips');
   });
 
-  it('covers a range only the holder\'s entries together cover, and a non-aligned CIDR by its whole network', () => {
+  it("covers a range only the holder's entries together cover, and a non-aligned CIDR by its whole network", () => {
     expect(within({ allowed_ips: ['10.0.0.0/23'] })).to.equal(null);
     expect(within({ allowed_ips: ['10.0.1.77/24', '192.0.2.7/32'] })).to.equal(null);
     expect(within({ allowed_ips: ['10.0.0.0/22'] })?.param).to.equal('allowed_ips[0]');

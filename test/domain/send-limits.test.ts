@@ -26,11 +26,15 @@ async function send(key: { id: string } & Limits, count: number, now: string): P
   }
 }
 
-describe('a key\'s daily and monthly limits', () => {
+describe("a key's daily and monthly limits", () => {
   it('refuses what would pass the daily limit, saying how many were sent, with a Retry-After to UTC midnight', async () => {
     const key = await limitedKey({ daily_limit: 3, monthly_limit: null });
     expect(await send(key, 2, '2026-03-31T10:00:00Z')).to.equal('ok');
-    expect(await send(key, 2, '2026-03-31T23:59:30Z')).to.deep.equal({ code: 'daily_limit_exceeded', message: 'This key may send 3 messages per UTC day; 2 sent, 2 more asked.', retryAfter: '30' });
+    expect(await send(key, 2, '2026-03-31T23:59:30Z')).to.deep.equal({
+      code: 'daily_limit_exceeded',
+      message: 'This key may send 3 messages per UTC day; 2 sent, 2 more asked.',
+      retryAfter: '30',
+    });
     expect(await send(key, 1, '2026-03-31T23:59:31Z')).to.equal('ok');
     expect(await send(key, 1, '2026-03-31T23:59:59Z')).to.have.property('code', 'daily_limit_exceeded');
   });
@@ -41,7 +45,11 @@ describe('a key\'s daily and monthly limits', () => {
     expect(await send(key, 1, '2026-04-30T23:59:59Z')).to.have.property('code', 'daily_limit_exceeded');
     expect(await send(key, 2, '2026-05-01T00:00:00Z')).to.equal('ok');
     expect(await send(key, 1, '2026-05-02T00:00:00Z')).to.equal('ok');
-    expect(await send(key, 1, '2026-05-31T00:00:00Z')).to.deep.equal({ code: 'monthly_limit_exceeded', message: 'This key may send 3 messages per UTC month; 3 sent, 1 more asked.', retryAfter: '86400' });
+    expect(await send(key, 1, '2026-05-31T00:00:00Z')).to.deep.equal({
+      code: 'monthly_limit_exceeded',
+      message: 'This key may send 3 messages per UTC month; 3 sent, 1 more asked.',
+      retryAfter: '86400',
+    });
     expect(await send(key, 1, '2026-06-01T00:00:00Z')).to.equal('ok');
   });
 
@@ -53,7 +61,7 @@ describe('a key\'s daily and monthly limits', () => {
     expect(await send(key, 1, '2026-07-02T10:00:00Z')).to.have.property('code', 'monthly_limit_exceeded');
   });
 
-  it('reads the month from the key\'s count in one statement, not from its messages: a million sends cost what the first did', async () => {
+  it("reads the month from the key's count in one statement, not from its messages: a million sends cost what the first did", async () => {
     const key = await limitedKey({ daily_limit: null, monthly_limit: 1_000_001 });
     await harness.db('key_send_counts').insert({ api_key_id: key.id, period: 'month', starts_on: '2026-08-01', count: 1_000_000 });
     const statements: string[] = [];
@@ -65,7 +73,10 @@ describe('a key\'s daily and monthly limits', () => {
       harness.db.off('query', record);
     }
     expect(statements.filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql))).to.have.length(1);
-    expect(await send(key, 1, '2026-08-20T12:00:01Z')).to.deep.include({ code: 'monthly_limit_exceeded', message: 'This key may send 1000001 messages per UTC month; 1000001 sent, 1 more asked.' });
+    expect(await send(key, 1, '2026-08-20T12:00:01Z')).to.deep.include({
+      code: 'monthly_limit_exceeded',
+      message: 'This key may send 1000001 messages per UTC month; 1000001 sent, 1 more asked.',
+    });
   });
 
   it('writes no count for a key without limits', async () => {

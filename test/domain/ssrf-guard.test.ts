@@ -118,16 +118,12 @@ describe('SSRF guard', () => {
 
     it('accepts a public IP literal without resolving it', async () => {
       expect(await checkWebhookUrl('https://93.184.216.34/hooks', { allowPrivate: false, lookup: noDns })).to.equal(null);
-      expect(
-        await checkWebhookUrl('https://[2606:2800:220:1:248:1893:25c8:1946]/hooks', { allowPrivate: false, lookup: noDns }),
-      ).to.equal(null);
+      expect(await checkWebhookUrl('https://[2606:2800:220:1:248:1893:25c8:1946]/hooks', { allowPrivate: false, lookup: noDns })).to.equal(null);
     });
 
     it('accepts a host name that resolves only to public addresses', async () => {
       const lookup = fakeLookup({ 'hooks.example.com': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'] });
-      expect(await checkWebhookUrl('https://hooks.example.com/dispatch?x=1', { allowPrivate: false, lookup })).to.equal(
-        null,
-      );
+      expect(await checkWebhookUrl('https://hooks.example.com/dispatch?x=1', { allowPrivate: false, lookup })).to.equal(null);
       expect(lookup.asked).to.deep.equal(['hooks.example.com']);
     });
 
@@ -150,9 +146,7 @@ describe('SSRF guard', () => {
 
     it('refuses a host name that resolves to nothing', async () => {
       const lookup = fakeLookup({ 'empty.example.com': [] });
-      expect(await checkWebhookUrl('https://empty.example.com/', { allowPrivate: false, lookup })).to.equal(
-        'host empty.example.com does not resolve',
-      );
+      expect(await checkWebhookUrl('https://empty.example.com/', { allowPrivate: false, lookup })).to.equal('host empty.example.com does not resolve');
     });
 
     it('accepts private, loopback and localhost URLs when private URLs are allowed, without resolving', async () => {

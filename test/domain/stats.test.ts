@@ -6,7 +6,10 @@ import { harness } from '../support/harness.ts';
 
 /** Messages of `tenant` in `country`, each delivered the given number of ms after it was accepted. */
 async function delivered(tenant: Tenant, country: 'US' | 'GB', latenciesMs: number[]): Promise<void> {
-  const ids = await storeMessages(tenant, latenciesMs.map(() => ({ status: 'pending' as const, country, to: country === 'GB' ? '+447400123456' : '+12127000042' })));
+  const ids = await storeMessages(
+    tenant,
+    latenciesMs.map(() => ({ status: 'pending' as const, country, to: country === 'GB' ? '+447400123456' : '+12127000042' })),
+  );
   for (const [index, id] of ids.entries()) {
     const { created_at: createdAt } = await harness.db('messages').where({ id }).first('created_at');
     await moveMessageStatus(harness.db, id, 'pending', 'delivered', { delivered_at: new Date(createdAt.getTime() + latenciesMs[index]) });
@@ -32,8 +35,14 @@ describe('message statistics', () => {
 
   it('list failures by code, most frequent first, and add up cost, without groups when nothing is grouped', async () => {
     const tenant = await createTenant();
-    const ids = await storeMessages(tenant, [{ status: 'pending', cost: '0.0100' }, { status: 'pending', cost: '0.0100' }, { status: 'pending', cost: '0.0100' }, { status: 'pending', cost: '0.0125' }]);
-    const fail = (id: string, code: string) => moveMessageStatus(harness.db, id, 'pending', 'failed', { cost: '0.0000', error: { type: 'provider_error', code, message: 'No' } });
+    const ids = await storeMessages(tenant, [
+      { status: 'pending', cost: '0.0100' },
+      { status: 'pending', cost: '0.0100' },
+      { status: 'pending', cost: '0.0100' },
+      { status: 'pending', cost: '0.0125' },
+    ]);
+    const fail = (id: string, code: string) =>
+      moveMessageStatus(harness.db, id, 'pending', 'failed', { cost: '0.0000', error: { type: 'provider_error', code, message: 'No' } });
     await fail(ids[0], 'blocked');
     await fail(ids[1], 'provider_rejected');
     await fail(ids[2], 'provider_rejected');
@@ -43,7 +52,10 @@ describe('message statistics', () => {
       messages: 4,
       byStatus: { pending: 1, sent: 0, delivered: 0, failed: 3, undelivered: 0 },
       deliveryRate: 0,
-      failures: [{ code: 'provider_rejected', count: 2 }, { code: 'blocked', count: 1 }],
+      failures: [
+        { code: 'provider_rejected', count: 2 },
+        { code: 'blocked', count: 1 },
+      ],
       cost: '0.0125',
       latencyMs: { p50: null, p95: null },
     });

@@ -15,10 +15,17 @@ describe('examples/webhook-receiver.ts', () => {
   before(async () => {
     // A free port, not a fixed one: other runs on the machine may be running this very test.
     port = await freePort();
-    receiver = spawn(process.execPath, ['examples/webhook-receiver.ts'], { env: { ...process.env, DISPATCH_WEBHOOK_SECRET: SECRET, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    receiver = spawn(process.execPath, ['examples/webhook-receiver.ts'], {
+      env: { ...process.env, DISPATCH_WEBHOOK_SECRET: SECRET, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     receiver.stdout?.on('data', (chunk) => (stdout += chunk));
     receiver.stderr?.on('data', (chunk) => (stderr += chunk));
-    await eventually(async () => stdout + stderr, (output) => output.includes('listening') || receiver.exitCode !== null, { what: 'the example to listen' });
+    await eventually(
+      async () => stdout + stderr,
+      (output) => output.includes('listening') || receiver.exitCode !== null,
+      { what: 'the example to listen' },
+    );
     expect(stdout, stderr).to.include(`listening on http://127.0.0.1:${port}/`);
   });
 
@@ -26,7 +33,14 @@ describe('examples/webhook-receiver.ts', () => {
     receiver.kill('SIGTERM');
   });
 
-  const event = (name: string) => JSON.stringify({ id: `evt_${name}`, object: 'event', type: 'message.delivered', created_at: new Date().toISOString(), data: { id: `msg_${name}`, status: 'delivered' } });
+  const event = (name: string) =>
+    JSON.stringify({
+      id: `evt_${name}`,
+      object: 'event',
+      type: 'message.delivered',
+      created_at: new Date().toISOString(),
+      data: { id: `msg_${name}`, status: 'delivered' },
+    });
   const post = (body: string, signature = signPayload(body, SECRET, Math.floor(Date.now() / 1000))) =>
     fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json', 'dispatch-signature': signature }, body });
   const count = (text: string, pattern: RegExp) => text.match(pattern)?.length ?? 0;
@@ -41,8 +55,16 @@ describe('examples/webhook-receiver.ts', () => {
     // The example logs after answering, so a 200 does not mean its line is written yet. A later
     // event's line on the same stream shows that every earlier line, a repeat's included, is in.
     expect((await post(event('later'))).status).to.equal(200);
-    await eventually(async () => stdout, (text) => text.includes('message.delivered for msg_later'), { what: 'the later event on stdout' });
-    await eventually(async () => stderr, (text) => count(text, /refused a delivery/g) >= 2, { what: 'two refusals on stderr' });
+    await eventually(
+      async () => stdout,
+      (text) => text.includes('message.delivered for msg_later'),
+      { what: 'the later event on stdout' },
+    );
+    await eventually(
+      async () => stderr,
+      (text) => count(text, /refused a delivery/g) >= 2,
+      { what: 'two refusals on stderr' },
+    );
     expect(count(stdout, /message\.delivered for msg_example/g)).to.equal(1);
     expect(count(stderr, /refused a delivery/g)).to.equal(2);
   });

@@ -9,7 +9,15 @@ const hostileText = fc.oneof(
   fc.string({ unit: 'grapheme' }),
   fc.constantFrom('\u0000', '\ud800', '\udfff', 'a\u0000b', '%00', '\\u0000', ''),
 );
-const anyValue = fc.oneof(hostileText, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(hostileText, { maxLength: 3 }), fc.dictionary(hostileText, hostileText, { maxKeys: 3 }));
+const anyValue = fc.oneof(
+  hostileText,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(hostileText, { maxLength: 3 }),
+  fc.dictionary(hostileText, hostileText, { maxKeys: 3 }),
+);
 
 /** A delivery report or an inbound message, with each field valid, hostile, of another type, or missing. */
 const callbackBody = (fields: Record<string, fc.Arbitrary<unknown>>) =>
@@ -18,8 +26,19 @@ const callbackBody = (fields: Record<string, fc.Arbitrary<unknown>>) =>
     anyValue,
   );
 
-const REPORT = callbackBody({ id: fc.constant('fuzz-1'), status: fc.constantFrom('delivered', 'undelivered', 'failed'), error_code: hostileText, timestamp: fc.date().map((date) => (Number.isNaN(date.getTime()) ? 'x' : date.toISOString())) });
-const INBOUND = callbackBody({ id: hostileText, from: fc.constantFrom('+14155550123', '14155550123'), to: fc.constantFrom('+14155550124'), body: hostileText, timestamp: hostileText });
+const REPORT = callbackBody({
+  id: fc.constant('fuzz-1'),
+  status: fc.constantFrom('delivered', 'undelivered', 'failed'),
+  error_code: hostileText,
+  timestamp: fc.date().map((date) => (Number.isNaN(date.getTime()) ? 'x' : date.toISOString())),
+});
+const INBOUND = callbackBody({
+  id: hostileText,
+  from: fc.constantFrom('+14155550123', '14155550123'),
+  to: fc.constantFrom('+14155550124'),
+  body: hostileText,
+  timestamp: hostileText,
+});
 
 /**
  * The provider callbacks are outside openapi.yaml, so the operation fuzzer does not reach them:
@@ -36,11 +55,18 @@ describe('fuzzing the provider callbacks', function () {
     origin = harness.baseUrl.replace(/\/api\/v1$/, '');
   });
 
-  for (const [path, bodies] of [['dlr', REPORT], ['inbound', INBOUND]] as const) {
+  for (const [path, bodies] of [
+    ['dlr', REPORT],
+    ['inbound', INBOUND],
+  ] as const) {
     it(`POST /callbacks/${path}/<token> answers 200 or a 4xx in the error envelope to 200 generated bodies, never a 5xx`, async () => {
       await fc.assert(
         fc.asyncProperty(bodies, async (body) => {
-          const response = await fetch(`${origin}/callbacks/${path}/${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          const response = await fetch(`${origin}/callbacks/${path}/${token}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
           const answer = (await response.json()) as { success: boolean; error?: { param?: string } };
           expect(response.status, JSON.stringify(body)).to.be.below(500);
           if (response.status >= 400) expect(answer.success, JSON.stringify(body)).to.equal(false);

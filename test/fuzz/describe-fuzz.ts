@@ -22,10 +22,12 @@ async function send(request: FuzzRequest): Promise<ApiResponse> {
 }
 
 const clip = (text: string | undefined) => (text !== undefined && text.length > 300 ? `${text.slice(0, 300)}... (${text.length} characters)` : text);
-const shown = (request: FuzzRequest) => JSON.stringify({ ...request, auth: request.auth === 'admin' ? 'admin' : 'key', rawBody: clip(request.rawBody), body: clip(JSON.stringify(request.body)) });
+const shown = (request: FuzzRequest) =>
+  JSON.stringify({ ...request, auth: request.auth === 'admin' ? 'admin' : 'key', rawBody: clip(request.rawBody), body: clip(JSON.stringify(request.body)) });
 
 /** The texts a request's body holds, at any depth. */
-const textsOf = (value: unknown): string[] => (typeof value === 'string' ? [value] : value !== null && typeof value === 'object' ? Object.values(value).flatMap(textsOf) : []);
+const textsOf = (value: unknown): string[] =>
+  typeof value === 'string' ? [value] : value !== null && typeof value === 'object' ? Object.values(value).flatMap(textsOf) : [];
 
 /** No 5xx, and a validation refusal never shows a regular expression. */
 function expectHandled(request: FuzzRequest, response: ApiResponse): void {
@@ -35,7 +37,10 @@ function expectHandled(request: FuzzRequest, response: ApiResponse): void {
     // anything the fuzzer sent; the rest of the message may not show a pattern.
     const { message, param } = response.body.error;
     const echoed = [param, ...textsOf(request.body)].filter((text): text is string => typeof text === 'string' && text.length > 1);
-    expect(echoed.reduce((rest: string, text) => rest.replaceAll(text, ''), message), shown(request)).to.not.match(/\(\^|\$\)|\[0-9\]/);
+    expect(
+      echoed.reduce((rest: string, text) => rest.replaceAll(text, ''), message),
+      shown(request),
+    ).to.not.match(/\(\^|\$\)|\[0-9\]/);
   }
 }
 
@@ -83,14 +88,19 @@ export function describeFuzz(title: string, runs: { valid: number; mutated: numb
 
     after(() => {
       const sent = counts.valid + counts.mutated;
-      process.stdout.write(`      fuzzing sent ${sent.toLocaleString('en-US')} requests (${counts.valid.toLocaleString('en-US')} valid, ${counts.mutated.toLocaleString('en-US')} mutated); ${counts.five_xx} answered 5xx, ${counts.off_contract} off openapi.yaml\n`);
+      process.stdout.write(
+        `      fuzzing sent ${sent.toLocaleString('en-US')} requests (${counts.valid.toLocaleString('en-US')} valid, ${counts.mutated.toLocaleString('en-US')} mutated); ${counts.five_xx} answered 5xx, ${counts.off_contract} off openapi.yaml\n`,
+      );
       onCounted?.(counts);
     });
 
     for (const { operationId } of documentedOperations()) {
       it(`${operationId} answers ${runs.valid} valid and ${runs.mutated} mutated requests without a 5xx, as the document declares`, async () => {
         const operation = operations.get(operationId) as Operation;
-        const kinds = [['valid', validRequests(world, operation), runs.valid], ['mutated', mutatedRequests(world, operation), runs.mutated]] as const;
+        const kinds = [
+          ['valid', validRequests(world, operation), runs.valid],
+          ['mutated', mutatedRequests(world, operation), runs.mutated],
+        ] as const;
         for (const [kind, requests, numRuns] of kinds) {
           await fc.assert(
             fc.asyncProperty(requests, async (request) => {

@@ -155,7 +155,13 @@ const isAdmin = (operation: Operation) => String(operation.operationId).startsWi
 function callerOf(world: FuzzWorld, operation: Operation): { auth: string; pathValues: Record<string, string> } {
   const path = operation.path;
   if (isAdmin(operation)) {
-    const id = path.startsWith('/admin/routes/') ? String(world.admin.routeId) : path.startsWith('/admin/senders/') ? world.admin.senderId : path.startsWith('/admin/webhooks/') ? world.quiet.endpointId : world.admin.accountId;
+    const id = path.startsWith('/admin/routes/')
+      ? String(world.admin.routeId)
+      : path.startsWith('/admin/senders/')
+        ? world.admin.senderId
+        : path.startsWith('/admin/webhooks/')
+          ? world.quiet.endpointId
+          : world.admin.accountId;
     return { auth: 'admin', pathValues: { id, route_id: String(world.admin.routeId), number: '+447700900123' } };
   }
   if (isMessaging(operation)) return { auth: world.sender.key, pathValues: { id: world.sender.messageId } };
@@ -172,16 +178,24 @@ function fillPath(template: string, values: Record<string, string>): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name]));
 }
 
-const queryString = (entries: [string, string][]) => (entries.length === 0 ? '' : `?${entries.map(([name, value]) => `${encodeURIComponent(name)}=${value}`).join('&')}`);
+const queryString = (entries: [string, string][]) =>
+  entries.length === 0 ? '' : `?${entries.map(([name, value]) => `${encodeURIComponent(name)}=${value}`).join('&')}`;
 
 /** Query values (encoded) and headers that the operation's parameters accept. */
 function validParameters(operation: Operation, known: Known): fc.Arbitrary<{ query: [string, string][]; headers: Record<string, string> }> {
   const query = parametersOf(operation)
     .filter((parameter) => parameter.in === 'query')
-    .map((parameter) => fc.option(fieldArbitrary(parameter.name, parameter.schema, known).map((value) => [parameter.name, encodeURIComponent(String(value))] as [string, string]), { nil: undefined }));
+    .map((parameter) =>
+      fc.option(
+        fieldArbitrary(parameter.name, parameter.schema, known).map((value) => [parameter.name, encodeURIComponent(String(value))] as [string, string]),
+        { nil: undefined },
+      ),
+    );
   const idempotency = parametersOf(operation).some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key');
   // Header values must be visible ASCII, or fetch refuses to send them.
-  const headers = idempotency ? fc.option(fc.stringMatching(/^[A-Za-z0-9._:-]{1,255}$/), { nil: undefined }).map((key) => (key ? { 'Idempotency-Key': key } : {})) : fc.constant({});
+  const headers = idempotency
+    ? fc.option(fc.stringMatching(/^[A-Za-z0-9._:-]{1,255}$/), { nil: undefined }).map((key) => (key ? { 'Idempotency-Key': key } : {}))
+    : fc.constant({});
   return fc.record({ query: fc.tuple(...query).map((entries) => entries.filter((entry) => entry !== undefined)), headers });
 }
 
@@ -202,7 +216,8 @@ export function validRequests(world: FuzzWorld, operation: Operation): fc.Arbitr
 /** Every place in a JSON value, as a key path: object fields and the first array items. */
 function placesIn(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
   if (Array.isArray(value)) return value.slice(0, 2).flatMap((item, index) => [[...prefix, index], ...placesIn(item, [...prefix, index])]);
-  if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([key, item]) => [[...prefix, key], ...placesIn(item, [...prefix, key])]);
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).flatMap(([key, item]) => [[...prefix, key], ...placesIn(item, [...prefix, key])]);
   return [];
 }
 
@@ -218,8 +233,15 @@ function withValueAt(body: unknown, place: (string | number)[], value: unknown):
 export function mutatedRequests(world: FuzzWorld, operation: Operation): fc.Arbitrary<FuzzRequest> {
   const valid = validRequests(world, operation);
   const { pathValues } = callerOf(world, operation);
-  const pathNames = parametersOf(operation).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name);
-  const queryNames = [...parametersOf(operation).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name), 'unknown_param'];
+  const pathNames = parametersOf(operation)
+    .filter((parameter) => parameter.in === 'path')
+    .map((parameter) => parameter.name);
+  const queryNames = [
+    ...parametersOf(operation)
+      .filter((parameter) => parameter.in === 'query')
+      .map((parameter) => parameter.name),
+    'unknown_param',
+  ];
   const mutations: fc.Arbitrary<FuzzRequest>[] = [
     fc.record({ request: valid, name: fc.constantFrom(...queryNames), token: fc.constantFrom(...HOSTILE_TOKENS) }).map(({ request, name, token }) => ({
       ...request,
@@ -236,11 +258,13 @@ export function mutatedRequests(world: FuzzWorld, operation: Operation): fc.Arbi
   }
   if (bodySchemaOf(operation)) {
     mutations.push(
-      fc.record({ request: valid, pick: fc.nat(), value: fc.constantFrom(...HOSTILE_VALUES, undefined), unknown: fc.boolean() }).map(({ request, pick, value, unknown }) => {
-        const places = placesIn(request.body);
-        const place = unknown || places.length === 0 ? ['unknown_field'] : places[pick % places.length];
-        return { ...request, body: withValueAt(request.body, place, value) };
-      }),
+      fc
+        .record({ request: valid, pick: fc.nat(), value: fc.constantFrom(...HOSTILE_VALUES, undefined), unknown: fc.boolean() })
+        .map(({ request, pick, value, unknown }) => {
+          const places = placesIn(request.body);
+          const place = unknown || places.length === 0 ? ['unknown_field'] : places[pick % places.length];
+          return { ...request, body: withValueAt(request.body, place, value) };
+        }),
       fc.record({ request: valid, value: fc.constantFrom(...HOSTILE_VALUES) }).map(({ request, value }) => ({ ...request, body: value })),
       fc.record({ request: valid, rawBody: fc.constantFrom(...HOSTILE_RAW_BODIES) }).map(({ request, rawBody }) => ({ ...request, body: undefined, rawBody })),
     );

@@ -4,13 +4,21 @@ import { clearOfUtcMidnight, createTenant, storeMessages } from '../support/fixt
 import { harness } from '../support/harness.ts';
 
 describe('GET /account', () => {
-  it('answers the caller\'s account', async () => {
+  it("answers the caller's account", async () => {
     const tenant = await createTenant({ balance: 12.5 });
     const response = await call('GET', '/account', { auth: tenant.key });
     expect(response.status).to.equal(200);
     expect(response.body.success).to.equal(true);
     expect(response.body.meta.api_version).to.equal('v1');
-    expect(response.body.data).to.include({ id: tenant.accountId, object: 'account', name: 'Test tenant', status: 'active', balance: 12.5, currency: 'USD', kyc_verified: false });
+    expect(response.body.data).to.include({
+      id: tenant.accountId,
+      object: 'account',
+      name: 'Test tenant',
+      status: 'active',
+      balance: 12.5,
+      currency: 'USD',
+      kyc_verified: false,
+    });
   });
 
   it('answers 401 without a key', async () => {
@@ -52,8 +60,14 @@ describe('GET /usage', () => {
     await clearOfUtcMidnight();
     const tenant = await createTenant();
     const longAgo = new Date(Date.UTC(2020, 0, 15));
-    await harness.db('accounts').where({ id: tenant.accountId }).update({ created_at: new Date(Date.UTC(2020, 0, 1)) });
-    await storeMessages(tenant, [{ status: 'sent', cost: '0.0100' }, { status: 'delivered', cost: '0.0200', created_at: longAgo }]);
+    await harness
+      .db('accounts')
+      .where({ id: tenant.accountId })
+      .update({ created_at: new Date(Date.UTC(2020, 0, 1)) });
+    await storeMessages(tenant, [
+      { status: 'sent', cost: '0.0100' },
+      { status: 'delivered', cost: '0.0200', created_at: longAgo },
+    ]);
     const day = await call('GET', '/usage?period=day', { auth: tenant.key });
     expect(day.body.data.totals).to.deep.equal({ messages: 1, cost: 0.01 });
     expect(day.body.data.by_status.sent).to.equal(1);

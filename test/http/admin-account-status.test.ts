@@ -11,7 +11,11 @@ const move = (accountId: string, verb: 'suspend' | 'close' | 'reactivate', reaso
 
 /** The key's answer once the change has reached this process's key cache (within a second, by the contract). */
 const accountAnswer = (tenant: Tenant, status: number) =>
-  eventually(() => call('GET', '/account', { auth: tenant.key }), (response) => response.status === status, { timeoutMs: 2_000, what: `GET /account answering ${status}` });
+  eventually(
+    () => call('GET', '/account', { auth: tenant.key }),
+    (response) => response.status === status,
+    { timeoutMs: 2_000, what: `GET /account answering ${status}` },
+  );
 
 describe('POST /admin/accounts/{id}/suspend, /close, /reactivate', () => {
   it('suspends an active account: its keys answer 403 account_inactive, and work again once it is reactivated', async () => {
@@ -56,7 +60,11 @@ describe('POST /admin/accounts/{id}/suspend, /close, /reactivate', () => {
       const status = (await call('GET', `/admin/accounts/${tenant.accountId}`, { auth: 'admin' })).body.data.status;
       expectError(await move(tenant.accountId, verb), 409, 'invalid_state_transition');
       expect((await call('GET', `/admin/accounts/${tenant.accountId}`, { auth: 'admin' })).body.data.status).to.equal(status);
-      const recorded = await harness.db('admin_audit_log').where({ target_id: tenant.accountId, action: `account.${verb}` }).count({ n: '*' }).first();
+      const recorded = await harness
+        .db('admin_audit_log')
+        .where({ target_id: tenant.accountId, action: `account.${verb}` })
+        .count({ n: '*' })
+        .first();
       expect(Number(recorded?.n)).to.equal(before.filter((earlier) => earlier === verb).length);
     });
   }
@@ -68,7 +76,11 @@ describe('POST /admin/accounts/{id}/suspend, /close, /reactivate', () => {
       expectError(await call('POST', `/admin/accounts/${tenant.accountId}/${verb}`, { body: { reason: 'x' } }), 401, 'unauthorized');
       expectError(await call('POST', `/admin/accounts/${tenant.accountId}/${verb}`, { auth: 'admin', body: {} }), 400, 'parameter_missing', 'reason');
       expectError(await move(tenant.accountId, verb, '   '), 400, 'parameter_invalid', 'reason');
-      expectError(await call('POST', `/admin/accounts/${tenant.accountId}/${verb}`, { auth: 'admin', body: { reason: 'x', status: 'closed' } }), 400, 'parameter_unknown');
+      expectError(
+        await call('POST', `/admin/accounts/${tenant.accountId}/${verb}`, { auth: 'admin', body: { reason: 'x', status: 'closed' } }),
+        400,
+        'parameter_unknown',
+      );
       expect((await call('GET', `/admin/accounts/${tenant.accountId}`, { auth: 'admin' })).body.data.status).to.equal('active');
     });
   }
@@ -82,7 +94,8 @@ describe('the pending messages of an account that is not active', function () {
   let quiet: Awaited<ReturnType<typeof quietInstance>>;
   const db = () => quiet.dispatch.db;
   const jobOf = async (messageId: string) =>
-    (await db().raw(`SELECT state, retry_count FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb(?::text)`, [messageId])).rows as { state: string; retry_count: number }[];
+    (await db().raw(`SELECT state, retry_count FROM pgboss.job WHERE name = 'send-message' AND data->'message_ids' @> to_jsonb(?::text)`, [messageId]))
+      .rows as { state: string; retry_count: number }[];
 
   before(async () => {
     quiet = await quietInstance();
@@ -108,7 +121,11 @@ describe('the pending messages of an account that is not active', function () {
 
     expect(await reconcileAll(quiet.dispatch)).to.be.at.least(1);
     // The job has run and answered "later": it waits to retry, and nothing reached the upstream.
-    await eventually(() => jobOf(id), (jobs) => jobs.length === 1 && jobs[0].state === 'retry', { what: `the send job of ${id} waiting to retry` });
+    await eventually(
+      () => jobOf(id),
+      (jobs) => jobs.length === 1 && jobs[0].state === 'retry',
+      { what: `the send job of ${id} waiting to retry` },
+    );
     expect(provider.requests).to.have.length(0);
     const stored = await db()('messages').where({ id }).first();
     expect(stored).to.include({ status: 'pending', attempts: 0 });
@@ -124,7 +141,11 @@ describe('the pending messages of an account that is not active', function () {
     const [id] = await storeMessages(tenant, [{ status: 'pending', cost: '0.0100', created_at: minutesAgo(16) }], db());
     expect((await move(tenant.accountId, 'close', undefined, quiet.dispatch.baseUrl)).status).to.equal(200);
     await reconcileAll(quiet.dispatch);
-    const failed = await eventually(() => db()('messages').where({ id }).first(), (message) => message.status !== 'pending', { what: `message ${id} leaving pending` });
+    const failed = await eventually(
+      () => db()('messages').where({ id }).first(),
+      (message) => message.status !== 'pending',
+      { what: `message ${id} leaving pending` },
+    );
     expect(failed).to.include({ status: 'failed', cost: '0.0000' });
     expect(failed.error.code).to.equal('provider_unavailable');
     expect(provider.requests).to.have.length(0);

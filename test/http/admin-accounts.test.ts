@@ -91,7 +91,9 @@ describe('POST /admin/accounts/{id}/credit', () => {
 
   it('keeps the balance exact under concurrent credits', async () => {
     const tenant = await createTenant({ balance: 0 });
-    await Promise.all(Array.from({ length: 20 }, () => call('POST', `/admin/accounts/${tenant.accountId}/credit`, { auth: 'admin', body: { amount: 0.0075 } })));
+    await Promise.all(
+      Array.from({ length: 20 }, () => call('POST', `/admin/accounts/${tenant.accountId}/credit`, { auth: 'admin', body: { amount: 0.0075 } })),
+    );
     const balance = await call('GET', '/balance', { auth: tenant.key });
     expect(balance.body.data.balance).to.equal(0.15);
     expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('0.1500');
@@ -134,10 +136,19 @@ describe('POST /admin/accounts/{id}/api-keys', () => {
 
   it('answers 400 for an invalid body', async () => {
     const tenant = await createTenant();
-    expectError(await call('POST', `/admin/accounts/${tenant.accountId}/api-keys`, { auth: 'admin', body: { name: 'x', rate_limit: 0 } }), 400, 'parameter_invalid', 'rate_limit');
+    expectError(
+      await call('POST', `/admin/accounts/${tenant.accountId}/api-keys`, { auth: 'admin', body: { name: 'x', rate_limit: 0 } }),
+      400,
+      'parameter_invalid',
+      'rate_limit',
+    );
   });
 
   it('answers 404 for an unknown account', async () => {
-    expectError(await call('POST', '/admin/accounts/acct_000000000000000000000000/api-keys', { auth: 'admin', body: { name: 'x' } }), 404, 'resource_not_found');
+    expectError(
+      await call('POST', '/admin/accounts/acct_000000000000000000000000/api-keys', { auth: 'admin', body: { name: 'x' } }),
+      404,
+      'resource_not_found',
+    );
   });
 });

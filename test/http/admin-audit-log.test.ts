@@ -43,7 +43,9 @@ describe('the admin audit log', () => {
 
   it('records a credit with the balance before and after and its description as the reason', async () => {
     const tenant = await createTenant({ balance: 10 });
-    expect((await call('POST', `/admin/accounts/${tenant.accountId}/credit`, { auth: 'admin', body: { amount: 5.5, description: 'Invoice 42' } })).status).to.equal(200);
+    expect(
+      (await call('POST', `/admin/accounts/${tenant.accountId}/credit`, { auth: 'admin', body: { amount: 5.5, description: 'Invoice 42' } })).status,
+    ).to.equal(200);
     const entry = await onlyEntry(tenant.accountId, 'account.credit', 'account');
     expect(entry.before).to.include({ balance: 10 });
     expect(entry.after).to.include({ balance: 15.5 });
@@ -63,7 +65,11 @@ describe('the admin audit log', () => {
 
   it('records a suspension, a reactivation and a closure with the status before and after and the reason', async () => {
     const tenant = await createTenant();
-    for (const [verb, reason] of [['suspend', 'Unpaid'], ['reactivate', 'Paid'], ['close', 'Leaving']]) {
+    for (const [verb, reason] of [
+      ['suspend', 'Unpaid'],
+      ['reactivate', 'Paid'],
+      ['close', 'Leaving'],
+    ]) {
       expect((await call('POST', `/admin/accounts/${tenant.accountId}/${verb}`, { auth: 'admin', body: { reason } })).status).to.equal(200);
     }
     const statuses = (entry: Entry) => [entry.before?.status, entry.after?.status, entry.reason];
@@ -73,7 +79,15 @@ describe('the admin audit log', () => {
   });
 
   it('records routes created and changed, less the inbound URL that carries their secret', async () => {
-    const created = await call('POST', '/admin/routes', { auth: 'admin', body: { name: `audit-${randomBase62(8)}`, provider: 'http', config: { url: 'http://127.0.0.1:9/sms', token: 'upstream-secret' }, price_per_segment: 0.01 } });
+    const created = await call('POST', '/admin/routes', {
+      auth: 'admin',
+      body: {
+        name: `audit-${randomBase62(8)}`,
+        provider: 'http',
+        config: { url: 'http://127.0.0.1:9/sms', token: 'upstream-secret' },
+        price_per_segment: 0.01,
+      },
+    });
     const id = String(created.body.data.id);
     expect(created.body.data.inbound_url).to.be.a('string');
     expect((await call('PATCH', `/admin/routes/${id}`, { auth: 'admin', body: { price_per_segment: 0.02, is_active: false } })).status).to.equal(200);
@@ -94,7 +108,10 @@ describe('the admin audit log', () => {
     expect((await call('PUT', `/admin/accounts/${tenant.accountId}/routes/${routeId}`, { auth: 'admin', body: { priority: 7 } })).status).to.equal(200);
     expect((await call('DELETE', `/admin/accounts/${tenant.accountId}/routes/${routeId}`, { auth: 'admin' })).status).to.equal(200);
     const assignments = (await entriesOf(tenant.accountId, 'route.assign')).map((entry) => [entry.before?.priority ?? null, entry.after?.priority]);
-    expect(assignments).to.deep.equal([[3, 7], [null, 3]]);
+    expect(assignments).to.deep.equal([
+      [3, 7],
+      [null, 3],
+    ]);
     const removal = await onlyEntry(tenant.accountId, 'route.unassign', 'account');
     expect(removal.before).to.include({ route_id: routeId, priority: 7 });
     expect(removal.after).to.equal(null);
@@ -144,8 +161,14 @@ describe('the admin audit log', () => {
   });
 
   it('records a simulated inbound message', async () => {
-    const route = await call('POST', '/admin/routes', { auth: 'admin', body: { name: `audit-${randomBase62(8)}`, provider: 'simulator', config: { outcome: 'delivered' }, price_per_segment: 0.01 } });
-    const received = await call('POST', `/admin/routes/${route.body.data.id}/inbound`, { auth: 'admin', body: { from: '+447911123456', to: '+12127000999', body: 'Hello' } });
+    const route = await call('POST', '/admin/routes', {
+      auth: 'admin',
+      body: { name: `audit-${randomBase62(8)}`, provider: 'simulator', config: { outcome: 'delivered' }, price_per_segment: 0.01 },
+    });
+    const received = await call('POST', `/admin/routes/${route.body.data.id}/inbound`, {
+      auth: 'admin',
+      body: { from: '+447911123456', to: '+12127000999', body: 'Hello' },
+    });
     expect(received.status).to.equal(201);
     const entry = await onlyEntry(received.body.data.id, 'inbound_message.simulate', 'inbound_message');
     expect(entry.before).to.equal(null);
@@ -176,7 +199,11 @@ describe('GET /admin/audit-log', () => {
     expect(credits.body.data.map((entry: Entry) => entry.after?.balance)).to.deep.equal([16, 13]);
     expect(credits.body.pagination).to.include({ total: 3, pages: 2, has_more: true });
 
-    const window = await call('GET', `/admin/audit-log?target_id=${tenant.accountId}&created_after=${encodeURIComponent(start)}&created_before=${encodeURIComponent(end)}`, { auth: 'admin' });
+    const window = await call(
+      'GET',
+      `/admin/audit-log?target_id=${tenant.accountId}&created_after=${encodeURIComponent(start)}&created_before=${encodeURIComponent(end)}`,
+      { auth: 'admin' },
+    );
     expect(window.body.data.map((entry: Entry) => entry.action)).to.deep.equal(['account.credit', 'account.credit', 'account.credit']);
     const none = await call('GET', `/admin/audit-log?target_id=${tenant.accountId}&target_type=route`, { auth: 'admin' });
     expect(none.body.pagination.total).to.equal(0);
@@ -186,7 +213,12 @@ describe('GET /admin/audit-log', () => {
     expectError(await call('GET', '/admin/audit-log?created_after=yesterday', { auth: 'admin' }), 400, 'parameter_invalid', 'created_after');
     const later = '2025-11-22T00:00:00.000Z';
     const earlier = '2025-11-01T00:00:00.000Z';
-    expectError(await call('GET', `/admin/audit-log?created_after=${later}&created_before=${earlier}`, { auth: 'admin' }), 400, 'parameter_invalid', 'created_before');
+    expectError(
+      await call('GET', `/admin/audit-log?created_after=${later}&created_before=${earlier}`, { auth: 'admin' }),
+      400,
+      'parameter_invalid',
+      'created_before',
+    );
     expectError(await call('GET', '/admin/audit-log'), 401, 'unauthorized');
   });
 });

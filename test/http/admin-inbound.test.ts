@@ -27,7 +27,7 @@ describe('POST /admin/senders/{id}/approve for an inbound number', () => {
     });
   }
 
-  it('approves the number for a second account once the first one\'s sender is suspended', async () => {
+  it("approves the number for a second account once the first one's sender is suspended", async () => {
     const number = randomLongCode();
     const first = await registered(await createTenant(), number, 'long_code');
     await call('POST', `/admin/senders/${first}/approve`, { auth: 'admin' });
@@ -46,7 +46,7 @@ describe('POST /admin/senders/{id}/approve for an inbound number', () => {
 });
 
 describe('GET /admin/inbound-messages', () => {
-  it('lists the messages no account holds with unowned=true, one account\'s with account_id, and every account\'s without filters', async () => {
+  it("lists the messages no account holds with unowned=true, one account's with account_id, and every account's without filters", async () => {
     const tenant = await inboundTenant();
     const unheld = randomLongCode();
     const owned = await simulateInbound(tenant.routeId, { from: randomHandset(), to: tenant.number, body: 'Hello' });

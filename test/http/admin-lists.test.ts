@@ -76,7 +76,9 @@ describe('GET /admin/accounts/{id}/routes', () => {
     const listed = await call('GET', `/admin/accounts/${tenant.accountId}/routes`, { auth: 'admin' });
     expect(listed.status).to.equal(200);
     expect(listed.body.data.object).to.equal('list');
-    expect(listed.body.data.data.map((route: { id: number; priority: number; is_active: boolean }) => [route.id, route.priority, route.is_active])).to.deep.equal([
+    expect(
+      listed.body.data.data.map((route: { id: number; priority: number; is_active: boolean }) => [route.id, route.priority, route.is_active]),
+    ).to.deep.equal([
       [first, 2, true],
       [later, 7, false],
     ]);
@@ -116,11 +118,22 @@ describe('GET /admin/accounts/{id}/api-keys', () => {
 describe('GET /admin/accounts/{id}/ledger', () => {
   it('lists the balance changes newest first, in the account currency, adding up to the balance', async () => {
     const tenant = await createTenant({ balance: 5, currency: 'EUR' });
-    expect((await call('POST', `/admin/accounts/${tenant.accountId}/credit`, { auth: 'admin', body: { amount: 2.5, description: 'INV-7' } })).status).to.equal(200);
+    expect((await call('POST', `/admin/accounts/${tenant.accountId}/credit`, { auth: 'admin', body: { amount: 2.5, description: 'INV-7' } })).status).to.equal(
+      200,
+    );
 
     const listed = await call('GET', `/admin/accounts/${tenant.accountId}/ledger`, { auth: 'admin' });
     expect(listed.status).to.equal(200);
-    expect(listed.body.data.map(({ type, amount, balance_after, currency, description, message_id }: Record<string, unknown>) => ({ type, amount, balance_after, currency, description, message_id }))).to.deep.equal([
+    expect(
+      listed.body.data.map(({ type, amount, balance_after, currency, description, message_id }: Record<string, unknown>) => ({
+        type,
+        amount,
+        balance_after,
+        currency,
+        description,
+        message_id,
+      })),
+    ).to.deep.equal([
       { type: 'credit', amount: 2.5, balance_after: 7.5, currency: 'EUR', description: 'INV-7', message_id: null },
       { type: 'credit', amount: 5, balance_after: 5, currency: 'EUR', description: listed.body.data[1].description, message_id: null },
     ]);
@@ -166,9 +179,13 @@ describe('GET /admin/messages', () => {
     const [first, second] = [await createTenant(), await createTenant()];
     const route = await addRoute(first.accountId, 0);
     const code = `code_${randomBase62(8)}`;
-    const [failed] = await storeMessages(first, [{ status: 'failed', route_id: route, error: { type: 'provider_error', code, message: 'No.' }, created_at: '2026-01-01T10:00:00Z' }]);
+    const [failed] = await storeMessages(first, [
+      { status: 'failed', route_id: route, error: { type: 'provider_error', code, message: 'No.' }, created_at: '2026-01-01T10:00:00Z' },
+    ]);
     const [sent] = await storeMessages(first, [{ status: 'sent', route_id: route, created_at: '2026-01-01T11:00:00Z' }]);
-    const [other] = await storeMessages(second, [{ status: 'failed', error: { type: 'provider_error', code, message: 'No.' }, created_at: '2026-01-01T12:00:00Z' }]);
+    const [other] = await storeMessages(second, [
+      { status: 'failed', error: { type: 'provider_error', code, message: 'No.' }, created_at: '2026-01-01T12:00:00Z' },
+    ]);
 
     const byCode = await call('GET', `/admin/messages?error_code=${code}`, { auth: 'admin' });
     expect(byCode.status).to.equal(200);
@@ -186,10 +203,18 @@ describe('GET /admin/messages', () => {
     expect((await call('GET', `/admin/messages?account_id=${UNKNOWN_ACCOUNT}`, { auth: 'admin' })).body.pagination).to.include({ total: 0 });
   });
 
-  it('counts every account\'s messages exactly without filters or by status alone', async () => {
+  it("counts every account's messages exactly without filters or by status alone", async () => {
     const tenant = await createTenant();
     await storeMessages(tenant, [{ status: 'failed' }, { status: 'delivered' }]);
-    const count = async (status?: string) => Number((await harness.db('messages').modify((query) => status && query.where({ status })).count({ n: '*' }))[0].n);
+    const count = async (status?: string) =>
+      Number(
+        (
+          await harness
+            .db('messages')
+            .modify((query) => status && query.where({ status }))
+            .count({ n: '*' })
+        )[0].n,
+      );
     // Other tests' messages may move meanwhile: the answer counts when the table held still around it.
     for (const status of [undefined, 'failed']) {
       await eventually(

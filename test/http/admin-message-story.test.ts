@@ -40,9 +40,17 @@ describe('GET /admin/messages/{id}/story', () => {
     const id = sent.body.data.id;
     await waitForMessage(tenant, id, (message) => message.status === 'sent');
     // The delivery report only after the sent event's delivery, so that the two deliveries cannot interleave.
-    await eventually(async () => (await story(id)).body.data.entries, (entries) => deliveries(entries) === 1, { what: 'the first webhook delivery' });
+    await eventually(
+      async () => (await story(id)).body.data.entries,
+      (entries) => deliveries(entries) === 1,
+      { what: 'the first webhook delivery' },
+    );
     expect((await backup.postReport(backup.requests[0].body.dlr_url, { id: 'story-1', status: 'delivered' })).status).to.equal(200);
-    const { body } = await eventually(() => story(id), (response) => deliveries(response.body.data.entries) === 2, { what: 'the second webhook delivery' });
+    const { body } = await eventually(
+      () => story(id),
+      (response) => deliveries(response.body.data.entries) === 2,
+      { what: 'the second webhook delivery' },
+    );
 
     const { message, entries } = body.data;
     expect(message).to.include({ id, object: 'message', account_id: tenant.accountId, status: 'delivered', attempts: 2, route_id: tenant.routeIds[1] });
@@ -77,7 +85,9 @@ describe('GET /admin/messages/{id}/story', () => {
 
   it('tells a bulk item refused on acceptance as failed only, never pending', async () => {
     const tenant = await sendingTenant();
-    const [id] = await storeMessages(tenant, [{ status: 'failed', cost: '0', error: { type: 'invalid_request_error', code: 'recipient_blocklisted', message: 'Blocked.' }, failed_at: new Date() }]);
+    const [id] = await storeMessages(tenant, [
+      { status: 'failed', cost: '0', error: { type: 'invalid_request_error', code: 'recipient_blocklisted', message: 'Blocked.' }, failed_at: new Date() },
+    ]);
     const response = await story(id);
     expect(response.status).to.equal(200);
     expect(response.body.data.entries.map((entry: { kind: string; status: string }) => [entry.kind, entry.status])).to.deep.equal([['status', 'failed']]);

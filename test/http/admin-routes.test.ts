@@ -16,7 +16,14 @@ describe('POST /admin/routes', () => {
     const body = routeBody({ prefixes: ['+44', '+353'] });
     const response = await call('POST', '/admin/routes', { auth: 'admin', body });
     expect(response.status).to.equal(201);
-    expect(response.body.data).to.deep.include({ object: 'route', name: body.name, provider: 'http', price_per_segment: 0.0125, prefixes: ['+44', '+353'], is_active: true });
+    expect(response.body.data).to.deep.include({
+      object: 'route',
+      name: body.name,
+      provider: 'http',
+      price_per_segment: 0.0125,
+      prefixes: ['+44', '+353'],
+      is_active: true,
+    });
     expect(response.body.data.id).to.be.a('number');
     expect(JSON.stringify(response.body)).to.not.include('provider-secret');
   });
@@ -25,7 +32,12 @@ describe('POST /admin/routes', () => {
     ['an unknown provider', { provider: 'carrier-pigeon' }, 'parameter_invalid', 'provider'],
     ['an http config without url', { config: { token: 'x' } }, 'parameter_invalid', 'config.url'],
     ['a simulator config with an unknown outcome', { provider: 'simulator', config: { outcome: 'maybe' } }, 'parameter_invalid', 'config.outcome'],
-    ['an smpp config without a password', { provider: 'smpp', config: { host: 'smsc.example.com', port: 2775, system_id: 'x' } }, 'parameter_invalid', 'config.password'],
+    [
+      'an smpp config without a password',
+      { provider: 'smpp', config: { host: 'smsc.example.com', port: 2775, system_id: 'x' } },
+      'parameter_invalid',
+      'config.password',
+    ],
     ['a negative price', { price_per_segment: -1 }, 'parameter_invalid', 'price_per_segment'],
     ['a price with five decimals', { price_per_segment: 0.00001 }, 'parameter_invalid', 'price_per_segment'],
     ['a prefix that is not E.164', { prefixes: ['44'] }, 'parameter_invalid', 'prefixes[0]'],
@@ -73,7 +85,11 @@ describe('PATCH /admin/routes/{id}', () => {
   it('requires a config when the provider changes, and checks it against the new provider', async () => {
     const route = (await call('POST', '/admin/routes', { auth: 'admin', body: routeBody() })).body.data;
     expectError(await call('PATCH', `/admin/routes/${route.id}`, { auth: 'admin', body: { provider: 'simulator' } }), 400, 'parameter_missing', 'config');
-    expectError(await call('PATCH', `/admin/routes/${route.id}`, { auth: 'admin', body: { provider: 'simulator', config: { url: 'https://x' } } }), 400, 'parameter_invalid');
+    expectError(
+      await call('PATCH', `/admin/routes/${route.id}`, { auth: 'admin', body: { provider: 'simulator', config: { url: 'https://x' } } }),
+      400,
+      'parameter_invalid',
+    );
     const changed = await call('PATCH', `/admin/routes/${route.id}`, { auth: 'admin', body: { provider: 'simulator', config: { outcome: 'delivered' } } });
     expect(changed.body.data.provider).to.equal('simulator');
   });
@@ -103,7 +119,10 @@ describe('PUT and DELETE /admin/accounts/{id}/routes/{route_id}', () => {
 
   it('answers 409 when another route of the account holds the priority', async () => {
     const tenant = await createTenant();
-    const [a, b] = [(await call('POST', '/admin/routes', { auth: 'admin', body: routeBody() })).body.data, (await call('POST', '/admin/routes', { auth: 'admin', body: routeBody() })).body.data];
+    const [a, b] = [
+      (await call('POST', '/admin/routes', { auth: 'admin', body: routeBody() })).body.data,
+      (await call('POST', '/admin/routes', { auth: 'admin', body: routeBody() })).body.data,
+    ];
     await call('PUT', `/admin/accounts/${tenant.accountId}/routes/${a.id}`, { auth: 'admin', body: { priority: 0 } });
     expectError(await call('PUT', `/admin/accounts/${tenant.accountId}/routes/${b.id}`, { auth: 'admin', body: { priority: 0 } }), 409, 'conflict', 'priority');
   });
@@ -111,9 +130,18 @@ describe('PUT and DELETE /admin/accounts/{id}/routes/{route_id}', () => {
   it('answers 404 for an unknown account or route and 400 for a bad priority', async () => {
     const tenant = await createTenant();
     const route = (await call('POST', '/admin/routes', { auth: 'admin', body: routeBody() })).body.data;
-    expectError(await call('PUT', `/admin/accounts/acct_000000000000000000000000/routes/${route.id}`, { auth: 'admin', body: { priority: 0 } }), 404, 'resource_not_found');
+    expectError(
+      await call('PUT', `/admin/accounts/acct_000000000000000000000000/routes/${route.id}`, { auth: 'admin', body: { priority: 0 } }),
+      404,
+      'resource_not_found',
+    );
     expectError(await call('PUT', `/admin/accounts/${tenant.accountId}/routes/999999`, { auth: 'admin', body: { priority: 0 } }), 404, 'resource_not_found');
-    expectError(await call('PUT', `/admin/accounts/${tenant.accountId}/routes/${route.id}`, { auth: 'admin', body: { priority: -1 } }), 400, 'parameter_invalid', 'priority');
+    expectError(
+      await call('PUT', `/admin/accounts/${tenant.accountId}/routes/${route.id}`, { auth: 'admin', body: { priority: -1 } }),
+      400,
+      'parameter_invalid',
+      'priority',
+    );
     expectError(await call('DELETE', `/admin/accounts/${tenant.accountId}/routes/abc`, { auth: 'admin' }), 400, 'parameter_invalid', 'route_id');
   });
 });
@@ -147,7 +175,11 @@ describe('POST and DELETE /admin/blocklist', () => {
     try {
       await call('POST', '/admin/blocklist', { auth: 'admin', body: { number } });
       expectError(await call('POST', '/admin/blocklist', { auth: 'admin', body: { number } }), 409, 'conflict', 'number');
-      expectError(await call('POST', '/admin/blocklist', { auth: 'admin', body: { number, account_id: 'acct_000000000000000000000000' } }), 404, 'resource_not_found');
+      expectError(
+        await call('POST', '/admin/blocklist', { auth: 'admin', body: { number, account_id: 'acct_000000000000000000000000' } }),
+        404,
+        'resource_not_found',
+      );
       expectError(await call('POST', '/admin/blocklist', { auth: 'admin', body: { number: '4155550189' } }), 400, 'parameter_invalid', 'number');
       expectError(await unblock(unusedNumber()), 404, 'resource_not_found');
       expectError(await call('DELETE', '/admin/blocklist/12345', { auth: 'admin' }), 400, 'parameter_invalid', 'number');

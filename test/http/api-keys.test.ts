@@ -40,7 +40,14 @@ describe('POST /api-keys/create', () => {
   it('gives sms:send and sms:read with a 600 per minute limit when nothing else is asked', async () => {
     const tenant = await createTenant();
     const response = await call('POST', '/api-keys/create', { auth: tenant.key, body: { name: 'Defaults' } });
-    expect(response.body.data).to.deep.include({ permissions: ['sms:send', 'sms:read'], rate_limit: 600, daily_limit: null, monthly_limit: null, allowed_ips: null, expires_at: null });
+    expect(response.body.data).to.deep.include({
+      permissions: ['sms:send', 'sms:read'],
+      rate_limit: 600,
+      daily_limit: null,
+      monthly_limit: null,
+      allowed_ips: null,
+      expires_at: null,
+    });
   });
 
   it('makes a key that authenticates at once', async () => {
@@ -90,7 +97,10 @@ describe('POST /api-keys/create', () => {
     const tenant = await createTenant();
     const fastest = await createAdminKey(tenant.accountId, { name: 'Fastest', rate_limit: 6000 });
     for (const rateLimit of [1, 6000]) {
-      expect((await call('POST', '/api-keys/create', { auth: fastest.plain_key, body: { name: 'edge', rate_limit: rateLimit, daily_limit: 1, monthly_limit: 1 } })).status).to.equal(201);
+      expect(
+        (await call('POST', '/api-keys/create', { auth: fastest.plain_key, body: { name: 'edge', rate_limit: rateLimit, daily_limit: 1, monthly_limit: 1 } }))
+          .status,
+      ).to.equal(201);
     }
   });
 });
@@ -98,7 +108,7 @@ describe('POST /api-keys/create', () => {
 describe('a key creating keys', () => {
   const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 
-  it('gives every omitted field the calling key\'s own restriction', async () => {
+  it("gives every omitted field the calling key's own restriction", async () => {
     const tenant = await createTenant();
     const expiresAt = inAnHour();
     const restricted = { rate_limit: 5, daily_limit: 1, monthly_limit: 20, allowed_ips: ['127.0.0.1'], expires_at: expiresAt };
@@ -122,7 +132,10 @@ describe('a key creating keys', () => {
     const creator = await createAdminKey(tenant.accountId, { name: 'Creator', permissions: ['keys:write', 'sms:read'], ...own });
     const same = await call('POST', '/api-keys/create', { auth: creator.plain_key, body: { name: 'Same', permissions: ['keys:write', 'sms:read'], ...own } });
     expect(same.status, JSON.stringify(same.body)).to.equal(201);
-    const spanning = await call('POST', '/api-keys/create', { auth: creator.plain_key, body: { name: 'Spanning', permissions: ['sms:read'], allowed_ips: ['127.0.0.0/24', '127.0.0.9'] } });
+    const spanning = await call('POST', '/api-keys/create', {
+      auth: creator.plain_key,
+      body: { name: 'Spanning', permissions: ['sms:read'], allowed_ips: ['127.0.0.0/24', '127.0.0.9'] },
+    });
     expect(spanning.status, JSON.stringify(spanning.body)).to.equal(201);
   });
 
@@ -135,7 +148,7 @@ describe('a key creating keys', () => {
 });
 
 describe('GET /api-keys', () => {
-  it('lists the account\'s keys newest first, without pagination', async () => {
+  it("lists the account's keys newest first, without pagination", async () => {
     const tenant = await createTenant();
     const created = await call('POST', '/api-keys/create', { auth: tenant.key, body: { name: 'Second' } });
     const response = await call('GET', '/api-keys', { auth: tenant.key });
@@ -201,7 +214,7 @@ describe('DELETE /api-keys/{id}', () => {
 });
 
 describe('a key revoking keys', () => {
-  it('cannot revoke the account\'s main key from a narrower key, which goes on working', async () => {
+  it("cannot revoke the account's main key from a narrower key, which goes on working", async () => {
     const tenant = await createTenant();
     const narrow = await createAdminKey(tenant.accountId, { name: 'Key admin', permissions: ['keys:write'] });
     const response = await call('DELETE', `/api-keys/${tenant.keyId}`, { auth: narrow.plain_key });
@@ -220,7 +233,12 @@ describe('a key revoking keys', () => {
 
   it('may revoke the keys it created, and itself', async () => {
     const tenant = await createTenant();
-    const narrow = await createAdminKey(tenant.accountId, { name: 'Key admin', permissions: ['keys:write', 'sms:read'], rate_limit: 10, allowed_ips: ['127.0.0.1'] });
+    const narrow = await createAdminKey(tenant.accountId, {
+      name: 'Key admin',
+      permissions: ['keys:write', 'sms:read'],
+      rate_limit: 10,
+      allowed_ips: ['127.0.0.1'],
+    });
     const child = await call('POST', '/api-keys/create', { auth: narrow.plain_key, body: { name: 'Child', permissions: ['sms:read'] } });
     expect((await call('DELETE', `/api-keys/${child.body.data.id}`, { auth: narrow.plain_key })).status).to.equal(200);
     expect((await call('DELETE', `/api-keys/${narrow.id}`, { auth: narrow.plain_key })).status).to.equal(200);

@@ -12,8 +12,15 @@ describe('authentication', () => {
     const key = await createAdminKey(tenant.accountId, { name: 'Short-lived', expires_at: new Date(Date.now() + 60_000).toISOString() });
     expect((await call('GET', '/account', { auth: key.plain_key })).status).to.equal(200);
     // Changed behind Dispatch's back: the database announces it, and the key stops working within a second.
-    await harness.db('api_keys').where({ id: key.id }).update({ expires_at: new Date(Date.now() - 1000) });
-    const response = await eventually(() => call('GET', '/account', { auth: key.plain_key }), (r) => r.status !== 200, { timeoutMs: 1000, what: 'the expiry to take effect' });
+    await harness
+      .db('api_keys')
+      .where({ id: key.id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
+    const response = await eventually(
+      () => call('GET', '/account', { auth: key.plain_key }),
+      (r) => r.status !== 200,
+      { timeoutMs: 1000, what: 'the expiry to take effect' },
+    );
     expectError(response, 401, 'unauthorized');
     expect(response.body.error.message).to.match(/expired/);
     const listed = await call('GET', '/api-keys', { auth: tenant.key });
@@ -43,9 +50,17 @@ describe('IP allowlists', () => {
     const key = await createAdminKey(tenant.accountId, { name: 'Proxy', allowed_ips: ['203.0.113.7'] });
     const proxied = await startInstance(harness.database.url, { TRUST_PROXY: 'true' });
     try {
-      const allowed = await call('GET', '/account', { auth: key.plain_key, baseUrl: proxied.baseUrl, headers: { 'x-forwarded-for': '198.51.100.1, 203.0.113.7' } });
+      const allowed = await call('GET', '/account', {
+        auth: key.plain_key,
+        baseUrl: proxied.baseUrl,
+        headers: { 'x-forwarded-for': '198.51.100.1, 203.0.113.7' },
+      });
       expect(allowed.status).to.equal(200);
-      const forged = await call('GET', '/account', { auth: key.plain_key, baseUrl: proxied.baseUrl, headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.1' } });
+      const forged = await call('GET', '/account', {
+        auth: key.plain_key,
+        baseUrl: proxied.baseUrl,
+        headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.1' },
+      });
       expectError(forged, 403, 'forbidden');
       expect(forged.body.error.details).to.deep.include({ reason: 'ip_not_allowed' });
     } finally {
@@ -72,7 +87,7 @@ describe('IP allowlists', () => {
 });
 
 describe('rate limits', () => {
-  it('answers 429 past the key\'s requests per minute, with Retry-After and the IETF RateLimit headers', async () => {
+  it("answers 429 past the key's requests per minute, with Retry-After and the IETF RateLimit headers", async () => {
     const tenant = await createTenant();
     const key = await createAdminKey(tenant.accountId, { name: 'Slow', rate_limit: 3 });
     const remaining = [];
@@ -136,7 +151,11 @@ describe('every operation', () => {
 
   for (const operation of operations.filter((op) => op.hasBody)) {
     it(`${operation.operationId} answers 415 to a body that is not JSON`, async () => {
-      const response = await call(operation.method, operation.path, { auth: 'admin', rawBody: 'to=+447700900123', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const response = await call(operation.method, operation.path, {
+        auth: 'admin',
+        rawBody: 'to=+447700900123',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expectError(response, 415, 'unsupported_media_type');
     });
 

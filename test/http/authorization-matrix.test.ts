@@ -71,7 +71,10 @@ describe('the authorization matrix, generated from openapi.yaml', () => {
     expect((await call('DELETE', `/api-keys/${revokedKey.id}`, { auth: tenant.key })).status).to.equal(200);
     revoked = revokedKey.plain_key;
     const expiredKey = await createAdminKey(tenant.accountId, { name: 'Expired', expires_at: new Date(Date.now() + 60_000).toISOString() });
-    await harness.db('api_keys').where({ id: expiredKey.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    await harness
+      .db('api_keys')
+      .where({ id: expiredKey.id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expired = expiredKey.plain_key;
     locked = (await createAdminKey(tenant.accountId, { name: 'Locked', allowed_ips: [ALLOWED_ELSEWHERE] })).plain_key;
   });
@@ -124,7 +127,7 @@ describe('the authorization matrix, generated from openapi.yaml', () => {
       });
 
       if (operation.path.includes(PLACEHOLDER_ID)) {
-        it('answers another account\'s id with 404, exactly like a missing one, and leaves it as it was', async () => {
+        it("answers another account's id with 404, exactly like a missing one, and leaves it as it was", async () => {
           const collection = operation.path.split('/')[1];
           const resource = resources[collection];
           expect(resource, `no fixture makes a resource for ${collection}: add one to this file`).to.not.equal(undefined);

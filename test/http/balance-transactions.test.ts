@@ -19,7 +19,9 @@ describe('GET /balance/transactions', function () {
     const rejected = (await call('POST', '/messages/send', { auth: tenant.key, body: { to: '+447911123456', from: 'Dispatch', body: 'Hi' } })).body.data;
     await waitForMessage(tenant, rejected.id, (message) => message.status === 'failed');
     await waitForMessage(tenant, delivered.id, (message) => message.status === 'delivered');
-    expect((await call('POST', `/admin/accounts/${tenant.accountId}/credit`, { auth: 'admin', body: { amount: 2, description: 'Top-up' } })).status).to.equal(200);
+    expect((await call('POST', `/admin/accounts/${tenant.accountId}/credit`, { auth: 'admin', body: { amount: 2, description: 'Top-up' } })).status).to.equal(
+      200,
+    );
     return { tenant, delivered, rejected };
   }
 
@@ -55,14 +57,25 @@ describe('GET /balance/transactions', function () {
 
     // Whole seconds apart, so that the bounds (exclusive) fall exactly on a row's time.
     const ids = (await harness.db('ledger_entries').where({ account_id: tenant.accountId }).orderBy('id')).map((row) => row.id);
-    for (const [index, id] of ids.entries()) await harness.db('ledger_entries').where({ id }).update({ created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, index)) });
+    for (const [index, id] of ids.entries())
+      await harness
+        .db('ledger_entries')
+        .where({ id })
+        .update({ created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, index)) });
     const all = (await list('')).data;
     expect(all.map((row: any) => row.id)).to.deep.equal(ids.map((id) => `txn_${id}`).reverse());
     const middle = encodeURIComponent(all[2].created_at);
     expect((await list(`?created_after=${middle}`)).data.map((row: any) => row.id)).to.deep.equal(all.slice(0, 2).map((row: any) => row.id));
     expect((await list(`?created_before=${middle}`)).data.map((row: any) => row.id)).to.deep.equal(all.slice(3).map((row: any) => row.id));
-    expect((await list(`?created_after=${encodeURIComponent(all[4].created_at)}&created_before=${encodeURIComponent(all[0].created_at)}&type=debit`)).data.map((row: any) => row.id)).to.deep.equal(
-      all.slice(1, 4).filter((row: any) => row.type === 'debit').map((row: any) => row.id),
+    expect(
+      (await list(`?created_after=${encodeURIComponent(all[4].created_at)}&created_before=${encodeURIComponent(all[0].created_at)}&type=debit`)).data.map(
+        (row: any) => row.id,
+      ),
+    ).to.deep.equal(
+      all
+        .slice(1, 4)
+        .filter((row: any) => row.type === 'debit')
+        .map((row: any) => row.id),
     );
 
     const second = await list('?limit=2&page=2');
@@ -70,7 +83,7 @@ describe('GET /balance/transactions', function () {
     expect(second.data.map((row: any) => row.id)).to.deep.equal(all.slice(2, 4).map((row: any) => row.id));
   });
 
-  it('lists only the caller\'s account', async () => {
+  it("lists only the caller's account", async () => {
     const { rejected } = await ledgerWithEveryKind();
     const other = await sendingTenant();
     const response = await call('GET', `/balance/transactions?message_id=${rejected.id}`, { auth: other.key });

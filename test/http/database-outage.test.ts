@@ -11,7 +11,8 @@ import type { Dispatch } from '../../app/server.ts';
 
 /** A request the document itself calls valid: the operation's first request example, if it has a body. */
 function exampleBody(operation: Operation): unknown {
-  const content = (operation.requestBody as { content?: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> } | undefined)?.content?.['application/json'];
+  const content = (operation.requestBody as { content?: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> } | undefined)
+    ?.content?.['application/json'];
   if (!content) return undefined;
   return content.example ?? Object.values(content.examples ?? {})[0]?.value;
 }
@@ -52,7 +53,11 @@ describe('a database outage', function () {
     });
     instance = await startInstance(url.toString(), {}, createLogger('error', lines));
     const account = await call('POST', '/admin/accounts', { auth: 'admin', baseUrl: instance.baseUrl, body: { email: 'outage@example.com', name: 'Outage' } });
-    const created = await call('POST', `/admin/accounts/${account.body.data.id}/api-keys`, { auth: 'admin', baseUrl: instance.baseUrl, body: { name: 'Outage' } });
+    const created = await call('POST', `/admin/accounts/${account.body.data.id}/api-keys`, {
+      auth: 'admin',
+      baseUrl: instance.baseUrl,
+      body: { name: 'Outage' },
+    });
     key = created.body.data.plain_key;
   });
 
@@ -80,7 +85,9 @@ describe('a database outage', function () {
 
     relay.up();
     expect((await call('GET', '/account', { auth: key, baseUrl: instance.baseUrl })).status).to.equal(200);
-    expect((await call('POST', '/admin/accounts', { auth: 'admin', baseUrl: instance.baseUrl, body: { email: 'after@example.com', name: 'After' } })).status).to.equal(201);
+    expect(
+      (await call('POST', '/admin/accounts', { auth: 'admin', baseUrl: instance.baseUrl, body: { email: 'after@example.com', name: 'After' } })).status,
+    ).to.equal(201);
     expect((await fetch(`${root}/readyz`)).status).to.equal(200);
   });
 });

@@ -19,7 +19,14 @@ describe('hostile input', () => {
   // [what, method, path, who calls, body, the param named]
   const cases: [string, string, string, 'key' | 'admin', unknown, string][] = [
     ['a NUL in a body string', 'POST', '/senders/create', 'key', { sender_id: 'Acme\u0000' }, 'sender_id'],
-    ['a NUL in a nested field', 'POST', '/admin/routes', 'admin', { name: 'n', provider: 'http', price_per_segment: 0, config: { url: 'http://x\u0000' } }, 'config.url'],
+    [
+      'a NUL in a nested field',
+      'POST',
+      '/admin/routes',
+      'admin',
+      { name: 'n', provider: 'http', price_per_segment: 0, config: { url: 'http://x\u0000' } },
+      'config.url',
+    ],
     ['a NUL in an array item', 'POST', '/messages/bulk', 'key', { ...send, to: undefined, recipients: ['+14155550123', 'a\u0000'] }, 'recipients[1]'],
     ['an unpaired surrogate in an array item', 'POST', '/messages/bulk', 'key', { ...send, to: undefined, recipients: ['\ud800'] }, 'recipients[0]'],
     ['an unpaired surrogate in a string', 'POST', '/messages/send', 'key', { ...send, from: 'Acme\udc00' }, 'from'],
@@ -45,7 +52,14 @@ describe('hostile input', () => {
     ['a credit past numeric(18,4)', 'POST', '/admin/accounts/{account}/credit', 'admin', { amount: 1e15 }, 'amount'],
     ['a credit too large to print as a decimal', 'POST', '/admin/accounts/{account}/credit', 'admin', { amount: 1e21 }, 'amount'],
     ['an opening balance past numeric(18,4)', 'POST', '/admin/accounts', 'admin', { email: 'big@example.com', name: 'Big', balance: 1e15 }, 'balance'],
-    ['a price past numeric(18,4)', 'POST', '/admin/routes', 'admin', { name: 'n', provider: 'simulator', config: { outcome: 'delivered' }, price_per_segment: 1e21 }, 'price_per_segment'],
+    [
+      'a price past numeric(18,4)',
+      'POST',
+      '/admin/routes',
+      'admin',
+      { name: 'n', provider: 'simulator', config: { outcome: 'delivered' }, price_per_segment: 1e21 },
+      'price_per_segment',
+    ],
   ];
   for (const [what, method, path, who, body, param] of cases) {
     it(`answers 400 parameter_invalid naming ${JSON.stringify(param)} to ${what}`, async () => {
@@ -80,8 +94,12 @@ describe('validation messages', () => {
     const tenant = await createTenant();
     const messages = async (method: string, path: string, body?: unknown) =>
       (await call(method, path, { auth: tenant.key, body })).body.error.details.errors.map((error: { message: string }) => error.message);
-    expect(await messages('GET', '/messages?created_after=yesterday')).to.deep.equal(['created_after must be an RFC 3339 date-time such as 2025-11-21T14:03:27.512Z.']);
-    expect(await messages('POST', '/api-keys/create', { name: 'n', rate_limit: 'many', daily_limit: 'x', monthly_limit: 0, allowed_ips: ['10.0.0.300'] })).to.have.members([
+    expect(await messages('GET', '/messages?created_after=yesterday')).to.deep.equal([
+      'created_after must be an RFC 3339 date-time such as 2025-11-21T14:03:27.512Z.',
+    ]);
+    expect(
+      await messages('POST', '/api-keys/create', { name: 'n', rate_limit: 'many', daily_limit: 'x', monthly_limit: 0, allowed_ips: ['10.0.0.300'] }),
+    ).to.have.members([
       'rate_limit must be an integer.',
       'daily_limit must be an integer or null.',
       'monthly_limit must be at least 1.',
@@ -90,7 +108,9 @@ describe('validation messages', () => {
   });
 
   it('have a hint (x-expected) for every pattern a request can break', () => {
-    const document = yaml.load(readFileSync(DEFINITION_PATH, 'utf8')) as { components: { schemas: Record<string, unknown>; parameters: Record<string, { schema: unknown }> } };
+    const document = yaml.load(readFileSync(DEFINITION_PATH, 'utf8')) as {
+      components: { schemas: Record<string, unknown>; parameters: Record<string, { schema: unknown }> };
+    };
     const missing: string[] = [];
     const walk = (schema: any, where: string): void => {
       if (typeof schema !== 'object' || schema === null) return;
@@ -118,10 +138,16 @@ describe('HEAD', () => {
 
   it('answers a refusal with its status and no body, and names HEAD among the allowed methods', async () => {
     const tenant = await createTenant();
-    const missing = await fetch(`${harness.baseUrl}/messages/msg_000000000000000000000000`, { method: 'HEAD', headers: { authorization: `Bearer ${tenant.key}` } });
+    const missing = await fetch(`${harness.baseUrl}/messages/msg_000000000000000000000000`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${tenant.key}` },
+    });
     expect(missing.status).to.equal(404);
     expect(await missing.text()).to.equal('');
-    const postOnly = await fetch(`${harness.baseUrl}/admin/accounts/acct_000000000000000000000000/credit`, { method: 'HEAD', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const postOnly = await fetch(`${harness.baseUrl}/admin/accounts/acct_000000000000000000000000/credit`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(postOnly.status).to.equal(405);
     expect(postOnly.headers.get('allow')).to.equal('POST');
     expect((await call('DELETE', '/account', { auth: tenant.key })).headers.get('allow')).to.equal('GET, HEAD, PATCH');
@@ -172,7 +198,9 @@ describe('requests Node refuses before Dispatch reads them', () => {
   });
 
   it('answers a Content-Length beside chunked transfer encoding with 400 in the JSON envelope', async () => {
-    const answer = await rawExchange('POST /api/v1/senders/create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n');
+    const answer = await rawExchange(
+      'POST /api/v1/senders/create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+    );
     expect(answer.status).to.equal(400);
     await expectEnvelope(answer, 'invalid_request');
   });

@@ -87,7 +87,11 @@ describe('Idempotency-Key', () => {
     expect(await lockKey(running, tenant.accountId, 'running-1')).to.equal(true);
     expect(await lockKey(running, tenant.accountId, 'running-2')).to.equal(true);
     expectError(await send(tenant.key, 'running-1', single), 409, 'idempotency_key_in_use', 'Idempotency-Key');
-    expectError(await call('POST', '/messages/bulk', { auth: tenant.key, body: bulk, headers: { 'idempotency-key': 'running-2' } }), 409, 'idempotency_key_in_use');
+    expectError(
+      await call('POST', '/messages/bulk', { auth: tenant.key, body: bulk, headers: { 'idempotency-key': 'running-2' } }),
+      409,
+      'idempotency_key_in_use',
+    );
     // It failed (rolled back): nothing was done, and the retry is served at once.
     await running.rollback();
     expect((await send(tenant.key, 'running-1', single)).status).to.equal(201);
@@ -96,8 +100,20 @@ describe('Idempotency-Key', () => {
 
   it('answers 422 to a bulk key reused with other recipients', async () => {
     const tenant = await sendingTenant();
-    await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: [TO], from: 'Dispatch', body: 'Hi' }, headers: { 'idempotency-key': 'bulk-2' } });
-    expectError(await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: ['+14155550124'], from: 'Dispatch', body: 'Hi' }, headers: { 'idempotency-key': 'bulk-2' } }), 422, 'idempotency_key_reused');
+    await call('POST', '/messages/bulk', {
+      auth: tenant.key,
+      body: { recipients: [TO], from: 'Dispatch', body: 'Hi' },
+      headers: { 'idempotency-key': 'bulk-2' },
+    });
+    expectError(
+      await call('POST', '/messages/bulk', {
+        auth: tenant.key,
+        body: { recipients: ['+14155550124'], from: 'Dispatch', body: 'Hi' },
+        headers: { 'idempotency-key': 'bulk-2' },
+      }),
+      422,
+      'idempotency_key_reused',
+    );
   });
 
   it('frees the key of a request whose process died or whose connection was cut, at once', async () => {
@@ -112,7 +128,11 @@ describe('Idempotency-Key', () => {
       expectError(await send(tenant.key, 'crashed', body), 409, 'idempotency_key_in_use', 'Idempotency-Key');
       // Its session ends as a killed process's or a restarted database's does.
       await harness.db.raw('SELECT pg_terminate_backend(?)', [rows[0].pid]);
-      await eventually(() => harness.db.raw('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ?', [rows[0].pid]), (found) => found.rows[0].n === 0, { what: 'the session gone' });
+      await eventually(
+        () => harness.db.raw('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ?', [rows[0].pid]),
+        (found) => found.rows[0].n === 0,
+        { what: 'the session gone' },
+      );
     } finally {
       await dying.rollback().catch(() => undefined);
       await ownPool.destroy();

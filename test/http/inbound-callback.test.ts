@@ -27,7 +27,13 @@ describe('POST /callbacks/inbound/<route token> (HTTP providers)', () => {
       const endpoint = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url, events: ['message.received'] } });
       expect(endpoint.status, JSON.stringify(endpoint.body)).to.equal(201);
       const from = randomHandset();
-      const answer = await post(tenant.inboundUrl, { id: 'up-1', from, to: tenant.number, body: 'Can we move it to 3pm? Ünïcode ✓', timestamp: '2026-01-02T03:04:05Z' });
+      const answer = await post(tenant.inboundUrl, {
+        id: 'up-1',
+        from,
+        to: tenant.number,
+        body: 'Can we move it to 3pm? Ünïcode ✓',
+        timestamp: '2026-01-02T03:04:05Z',
+      });
       expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
       expect(answer.body).to.deep.include({ success: true, data: { received: true, repeat: false } });
 
@@ -88,7 +94,12 @@ describe('POST /callbacks/inbound/<route token> (HTTP providers)', () => {
 
   it('answers 400 naming the field that holds a NUL or a lone surrogate, and stores nothing', async () => {
     const tenant = await httpTenant();
-    for (const [field, text] of [['id', 'up\u0000nul'], ['body', 'half \ud800 of a pair'], ['id', '\udfff'], ['body', 'Hi\u0000']] as const) {
+    for (const [field, text] of [
+      ['id', 'up\u0000nul'],
+      ['body', 'half \ud800 of a pair'],
+      ['id', '\udfff'],
+      ['body', 'Hi\u0000'],
+    ] as const) {
       const body = { id: 'up-hostile', from: randomHandset(), to: tenant.number, body: 'Hi', [field]: text };
       const answer = await post(tenant.inboundUrl, body);
       expect(answer.status, `${field}: ${JSON.stringify(text)}`).to.equal(400);
@@ -102,7 +113,10 @@ describe('POST /callbacks/inbound/<route token> (HTTP providers)', () => {
     const answer = await post(tenant.inboundUrl.replace(/[^/]+$/, 'x'.repeat(32)), { id: 'x', from: randomHandset(), to: randomHandset(), body: 'Hi' });
     expect(answer.status).to.equal(404);
     expect(answer.body.error).to.include({ code: 'not_found' });
-    const simulator = await call('POST', '/admin/routes', { auth: 'admin', body: { name: `sim-${Date.now()}`, provider: 'simulator', config: { outcome: 'delivered' }, price_per_segment: 0.01 } });
+    const simulator = await call('POST', '/admin/routes', {
+      auth: 'admin',
+      body: { name: `sim-${Date.now()}`, provider: 'simulator', config: { outcome: 'delivered' }, price_per_segment: 0.01 },
+    });
     expect(simulator.body.data).to.not.have.property('inbound_url');
   });
 });

@@ -21,7 +21,8 @@ async function messagesTo(tenant: InboundTenant, to: string) {
 
 const balanceOf = async (tenant: InboundTenant) => (await call('GET', '/balance', { auth: tenant.key })).body.data.balance as number;
 
-const send = (tenant: InboundTenant, to: string) => call('POST', '/messages/send', { auth: tenant.key, body: { from: 'Dispatch', to, body: 'Our summer sale starts today' } });
+const send = (tenant: InboundTenant, to: string) =>
+  call('POST', '/messages/send', { auth: tenant.key, body: { from: 'Dispatch', to, body: 'Our summer sale starts today' } });
 
 describe('keywords in inbound messages', () => {
   OPT_OUT_KEYWORDS.forEach((keyword, index) => {
@@ -48,11 +49,16 @@ describe('keywords in inbound messages', () => {
     await simulateInbound(tenant.routeId, { from: handset, to: tenant.number, body: 'STOP' });
     await simulateInbound(tenant.routeId, { from: handset, to: tenant.number, body: 'stop' });
     const [confirmation] = await messagesTo(tenant, handset);
-    await eventually(async () => (await call('GET', `/messages/${confirmation.id}`, { auth: tenant.key })).body.data.status, (status) => status === 'delivered');
+    await eventually(
+      async () => (await call('GET', `/messages/${confirmation.id}`, { auth: tenant.key })).body.data.status,
+      (status) => status === 'delivered',
+    );
     expect(await messagesTo(tenant, handset)).to.have.length(1);
     expect(await balanceOf(tenant)).to.equal(9.99);
     const events = await call('GET', '/events', { auth: tenant.key });
-    expect(events.body.data.filter((event: { data: { id: string } }) => event.data.id === confirmation.id).map((event: { type: string }) => event.type)).to.deep.equal(['message.delivered', 'message.sent']);
+    expect(
+      events.body.data.filter((event: { data: { id: string } }) => event.data.id === confirmation.id).map((event: { type: string }) => event.type),
+    ).to.deep.equal(['message.delivered', 'message.sent']);
   });
 
   it('fails only the opted-out recipient of a bulk send', async () => {
@@ -60,10 +66,15 @@ describe('keywords in inbound messages', () => {
     const stopped = randomHandset();
     const others = [randomHandset(), randomHandset()];
     await simulateInbound(tenant.routeId, { from: stopped, to: tenant.number, body: 'Stop.' });
-    const bulk = await call('POST', '/messages/bulk', { auth: tenant.key, body: { from: 'Dispatch', recipients: [others[0], stopped, others[1]], body: 'Sale!' } });
+    const bulk = await call('POST', '/messages/bulk', {
+      auth: tenant.key,
+      body: { from: 'Dispatch', recipients: [others[0], stopped, others[1]], body: 'Sale!' },
+    });
     expect(bulk.status).to.equal(201);
     expect(bulk.body.data).to.include({ total: 3, sent: 2, failed: 1 });
-    expect(bulk.body.data.messages.map((message: { status: string; error: { code: string } | null }) => [message.status, message.error?.code ?? null])).to.deep.equal([
+    expect(
+      bulk.body.data.messages.map((message: { status: string; error: { code: string } | null }) => [message.status, message.error?.code ?? null]),
+    ).to.deep.equal([
       ['pending', null],
       ['failed', 'recipient_opted_out'],
       ['pending', null],
@@ -91,14 +102,19 @@ describe('keywords in inbound messages', () => {
     const handset = randomHandset();
     const stored = await simulateInbound(tenant.routeId, { from: handset, to: tenant.number, body: 'help?' });
     expect(stored.keyword).to.equal('HELP');
-    expect((await messagesTo(tenant, handset)).map((message) => [message.from, message.to, message.body])).to.deep.equal([[tenant.number, handset, DEFAULT_REPLIES.help]]);
+    expect((await messagesTo(tenant, handset)).map((message) => [message.from, message.to, message.body])).to.deep.equal([
+      [tenant.number, handset, DEFAULT_REPLIES.help],
+    ]);
     expect((await send(tenant, handset)).status).to.equal(201);
   });
 
-  it('acts on the account\'s own keywords and answers with its own texts', async () => {
+  it("acts on the account's own keywords and answers with its own texts", async () => {
     const tenant = await inboundTenant();
     const help = 'Acme Shipping: parcel alerts. Help: acme.example/help. Reply HALT to unsubscribe.';
-    const updated = await call('POST', '/keywords/update', { auth: tenant.key, body: { opt_out: { keywords: ['HALT'], reply: 'Halted.' }, help: { reply: help } } });
+    const updated = await call('POST', '/keywords/update', {
+      auth: tenant.key,
+      body: { opt_out: { keywords: ['HALT'], reply: 'Halted.' }, help: { reply: help } },
+    });
     expect(updated.status, JSON.stringify(updated.body)).to.equal(200);
     const handset = randomHandset();
     expect((await simulateInbound(tenant.routeId, { from: handset, to: tenant.number, body: 'info' })).keyword).to.equal('INFO');
@@ -110,7 +126,9 @@ describe('keywords in inbound messages', () => {
   it('keeps an opt-out the account imported when the number replies START, and sends it nothing', async () => {
     const tenant = await inboundTenant();
     const handset = randomHandset();
-    expect((await call('POST', '/opt-outs/create', { auth: tenant.key, body: { numbers: [handset], reason: 'Imported from our previous provider' } })).status).to.equal(200);
+    expect(
+      (await call('POST', '/opt-outs/create', { auth: tenant.key, body: { numbers: [handset], reason: 'Imported from our previous provider' } })).status,
+    ).to.equal(200);
     expect((await simulateInbound(tenant.routeId, { from: handset, to: tenant.number, body: 'START' })).keyword).to.equal('START');
     expect(await messagesTo(tenant, handset)).to.deep.equal([]);
     expectError(await send(tenant, handset), 400, 'recipient_opted_out', 'to');

@@ -58,12 +58,21 @@ describe('POST /admin/routes/{id}/inbound', () => {
   it('answers 400 naming id for a route of another provider, and stores nothing', async () => {
     const tenant = await createTenant();
     const routeId = await addRoute(tenant.accountId, 0, { provider: 'http', config: { url: 'http://127.0.0.1:9/sms' } });
-    expectError(await call('POST', `/admin/routes/${routeId}/inbound`, { auth: 'admin', body: { from: randomHandset(), to: randomLongCode(), body: 'Hi' } }), 400, 'parameter_invalid', 'id');
+    expectError(
+      await call('POST', `/admin/routes/${routeId}/inbound`, { auth: 'admin', body: { from: randomHandset(), to: randomLongCode(), body: 'Hi' } }),
+      400,
+      'parameter_invalid',
+      'id',
+    );
     expect(await harness.db('inbound_messages').where({ route_id: routeId })).to.have.length(0);
   });
 
   it('answers 404 for an unknown route', async () => {
-    expectError(await call('POST', '/admin/routes/999999/inbound', { auth: 'admin', body: { from: randomHandset(), to: randomLongCode(), body: 'Hi' } }), 404, 'resource_not_found');
+    expectError(
+      await call('POST', '/admin/routes/999999/inbound', { auth: 'admin', body: { from: randomHandset(), to: randomLongCode(), body: 'Hi' } }),
+      404,
+      'resource_not_found',
+    );
   });
 
   for (const [what, body, code, param] of [
@@ -99,7 +108,9 @@ describe('GET /inbound-messages', () => {
     expect(await ids(`?from=${encodeURIComponent(alice)}&to=${encodeURIComponent(otherNumber)}`)).to.deep.equal([last.id]);
 
     // Stored with microseconds: just after the first (to the millisecond) and at the last's millisecond, which is not after it.
-    const created = new Map((await harness.db('inbound_messages').whereIn('id', [first.id, last.id]).select('id', 'created_at')).map((row) => [row.id, row.created_at.getTime()]));
+    const created = new Map(
+      (await harness.db('inbound_messages').whereIn('id', [first.id, last.id]).select('id', 'created_at')).map((row) => [row.id, row.created_at.getTime()]),
+    );
     const window = `?created_after=${new Date(created.get(first.id)! + 1).toISOString()}&created_before=${new Date(created.get(last.id)!).toISOString()}`;
     expect(await ids(window)).to.deep.equal([middle.id]);
 
@@ -108,7 +119,7 @@ describe('GET /inbound-messages', () => {
     expect(page.body.pagination).to.deep.equal({ page: 2, limit: 2, total: 3, pages: 2, has_more: false });
   });
 
-  it('shows only the calling account\'s messages', async () => {
+  it("shows only the calling account's messages", async () => {
     const tenant = await inboundTenant();
     const other = await inboundTenant();
     await simulateInbound(other.routeId, { from: randomHandset(), to: other.number, body: 'for the other account' });

@@ -17,25 +17,25 @@ describe('tenant isolation', () => {
     [messageId] = await storeMessages(owner, [{ from: 'Private' }]);
   });
 
-  it('answers another account\'s sender with 404, exactly like a missing one', async () => {
+  it("answers another account's sender with 404, exactly like a missing one", async () => {
     const foreign = await call('GET', `/senders/${senderId}`, { auth: stranger.key });
     const missing = await call('GET', '/senders/snd_000000000000000000000000', { auth: stranger.key });
     expectError(foreign, 404, 'resource_not_found');
     expect(foreign.body.error.message.replace(senderId, 'ID')).to.equal(missing.body.error.message.replace('snd_000000000000000000000000', 'ID'));
   });
 
-  it('answers another account\'s message with 404', async () => {
+  it("answers another account's message with 404", async () => {
     expectError(await call('GET', `/messages/${messageId}`, { auth: stranger.key }), 404, 'resource_not_found');
     expect((await call('GET', `/messages/${messageId}`, { auth: owner.key })).status).to.equal(200);
   });
 
-  it('cannot revoke another account\'s key', async () => {
+  it("cannot revoke another account's key", async () => {
     expectError(await call('DELETE', `/api-keys/${keyId}`, { auth: stranger.key }), 404, 'resource_not_found');
     const listed = await call('GET', '/api-keys', { auth: owner.key });
     expect(listed.body.data.data.find((k: { id: string }) => k.id === keyId).is_active).to.equal(true);
   });
 
-  it('lists only the caller\'s own resources', async () => {
+  it("lists only the caller's own resources", async () => {
     expect((await call('GET', '/senders', { auth: stranger.key })).body.data).to.deep.equal([]);
     expect((await call('GET', '/messages', { auth: stranger.key })).body.data).to.deep.equal([]);
     const keys = (await call('GET', '/api-keys', { auth: stranger.key })).body.data.data.map((k: { id: string }) => k.id);

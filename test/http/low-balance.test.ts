@@ -109,7 +109,10 @@ describe('the balance.low event', function () {
 
   it('is emitted once by a bulk send whose charges cross the threshold', async () => {
     const tenant = await warnedTenant(1, 0.5);
-    const response = await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: ['+12127000001', '+12127000002', '+12127000003', '+12127000004'], from: 'Dispatch', body: 'Hi' } });
+    const response = await call('POST', '/messages/bulk', {
+      auth: tenant.key,
+      body: { recipients: ['+12127000001', '+12127000002', '+12127000003', '+12127000004'], from: 'Dispatch', body: 'Hi' },
+    });
     expect(response.status, JSON.stringify(response.body)).to.equal(201);
     const events = await lowEventsOf(tenant.accountId);
     expect(events.map((event) => event.data)).to.deep.equal([{ account_id: tenant.accountId, balance: 0.2, threshold: 0.5, currency: 'USD' }]);
@@ -137,9 +140,18 @@ describe('the balance.low event', function () {
     const sent = await call('POST', '/messages/send', { auth: tenant.key, body: { to: '+12127000042', from: 'Dispatch', body: 'Hi' } });
     expect(sent.status).to.equal(201);
     // Accepted at 0.10 (0.90 left, above the threshold), then 0.20 more for the pricier route: 0.70.
-    await eventually(() => lowEventsOf(tenant.accountId), (events) => events.length === 1, { what: 'the failover charge to warn' });
-    await eventually(async () => (await call('GET', `/messages/${sent.body.data.id}`, { auth: tenant.key })).body.data.status, (status) => status === 'delivered');
-    expect((await lowEventsOf(tenant.accountId)).map((event) => event.data)).to.deep.equal([{ account_id: tenant.accountId, balance: 0.7, threshold: 0.8, currency: 'USD' }]);
+    await eventually(
+      () => lowEventsOf(tenant.accountId),
+      (events) => events.length === 1,
+      { what: 'the failover charge to warn' },
+    );
+    await eventually(
+      async () => (await call('GET', `/messages/${sent.body.data.id}`, { auth: tenant.key })).body.data.status,
+      (status) => status === 'delivered',
+    );
+    expect((await lowEventsOf(tenant.accountId)).map((event) => event.data)).to.deep.equal([
+      { account_id: tenant.accountId, balance: 0.7, threshold: 0.8, currency: 'USD' },
+    ]);
   });
 
   it('is never emitted without a threshold, nor when the threshold is set above the balance', async () => {
@@ -149,7 +161,10 @@ describe('the balance.low event', function () {
     expect((await call('PATCH', '/account', { auth: tenant.key, body: { low_balance_threshold: 5 } })).status).to.equal(200);
     await send(tenant);
     // Every message settled, so any event its changes caused is written.
-    await eventually(() => harness.db('messages').where({ account_id: tenant.accountId }).whereIn('status', ['pending', 'sent']).count({ n: '*' }), ([{ n }]) => Number(n) === 0);
+    await eventually(
+      () => harness.db('messages').where({ account_id: tenant.accountId }).whereIn('status', ['pending', 'sent']).count({ n: '*' }),
+      ([{ n }]) => Number(n) === 0,
+    );
     expect(await lowEventsOf(tenant.accountId)).to.have.length(0);
     expect((await call('GET', '/events?type=balance.low', { auth: tenant.key })).body.data).to.deep.equal([]);
   });

@@ -11,7 +11,10 @@ const usNumber = (i: number) => `+1415555${String(1000 + i).padStart(4, '0')}`;
 describe('POST /messages/bulk', () => {
   it('sends 1,000 recipients with mixed failures in one request: each item independent, counts and ledger exact', async function () {
     this.timeout(60_000);
-    const tenant = await sendingTenant({ balance: 9.5, routes: [{ price: 0.01, prefixes: ['+1', '+49'], config: { outcome: 'delivered', dlr_delay_ms: 60_000 } }] });
+    const tenant = await sendingTenant({
+      balance: 9.5,
+      routes: [{ price: 0.01, prefixes: ['+1', '+49'], config: { outcome: 'delivered', dlr_delay_ms: 60_000 } }],
+    });
     const blocked = usNumber(7);
     await call('POST', '/admin/blocklist', { auth: 'admin', body: { number: blocked, account_id: tenant.accountId } });
     const recipients = Array.from({ length: 1000 }, (_, i) => usNumber(i));
@@ -45,7 +48,10 @@ describe('POST /messages/bulk', () => {
 
   it('sends each duplicate recipient as its own message', async () => {
     const tenant = await sendingTenant();
-    const response = await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: [usNumber(1), usNumber(1)], from: 'Dispatch', body: 'Twice' } });
+    const response = await call('POST', '/messages/bulk', {
+      auth: tenant.key,
+      body: { recipients: [usNumber(1), usNumber(1)], from: 'Dispatch', body: 'Twice' },
+    });
     expect(response.body.data).to.include({ total: 2, sent: 2, failed: 0 });
     expect(response.body.data.messages[0].id).to.not.equal(response.body.data.messages[1].id);
   });
@@ -58,9 +64,16 @@ describe('POST /messages/bulk', () => {
     expect(response.body.data).to.include({ total: 4, sent: 2, failed: 2 });
     const [first, malformed, empty, last] = response.body.data.messages;
     expect([first.status, last.status]).to.deep.equal(['pending', 'pending']);
-    for (const [item, to] of [[malformed, '12345'], [empty, '']]) {
+    for (const [item, to] of [
+      [malformed, '12345'],
+      [empty, ''],
+    ]) {
       expect(item).to.include({ to, status: 'failed', cost: 0 });
-      expect(item.error).to.deep.equal({ type: 'invalid_request_error', code: 'number_invalid', message: `The number '${to}' is not an E.164 number such as +447400123456.` });
+      expect(item.error).to.deep.equal({
+        type: 'invalid_request_error',
+        code: 'number_invalid',
+        message: `The number '${to}' is not an E.164 number such as +447400123456.`,
+      });
     }
     const listed = await call('GET', `/messages/${malformed.id}`, { auth: tenant.key });
     expect(listed.body.data).to.include({ to: '12345', status: 'failed' });
@@ -70,7 +83,11 @@ describe('POST /messages/bulk', () => {
 
   it('answers 402 and stores nothing when the balance covers no recipient', async () => {
     const tenant = await sendingTenant({ balance: 0.001, routes: [{ price: 0.01 }] });
-    expectError(await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: [usNumber(1), usNumber(2)], from: 'Dispatch', body: 'Hi' } }), 402, 'insufficient_balance');
+    expectError(
+      await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: [usNumber(1), usNumber(2)], from: 'Dispatch', body: 'Hi' } }),
+      402,
+      'insufficient_balance',
+    );
     expect(await harness.db('messages').where({ account_id: tenant.accountId })).to.have.length(0);
   });
 
@@ -87,7 +104,7 @@ describe('POST /messages/bulk', () => {
     ['a recipient that is not a string', { recipients: [usNumber(1), 4155550123] }, 400, 'parameter_invalid', 'recipients[1]'],
     ['a recipient over 64 characters', { recipients: [usNumber(1), '1'.repeat(65)] }, 400, 'parameter_invalid', 'recipients[1]'],
     ['a sender that is not approved', { from: 'Nobody' }, 400, 'sender_not_approved', 'from'],
-    ['a route that is not the account\'s', { route_id: 999999 }, 400, 'route_invalid', 'route_id'],
+    ["a route that is not the account's", { route_id: 999999 }, 400, 'route_invalid', 'route_id'],
     ['a body over 1,600 code points', { body: 'x'.repeat(1601) }, 400, 'parameter_invalid', 'body'],
   ];
   for (const [what, change, status, code, param] of refusals) {
@@ -99,11 +116,17 @@ describe('POST /messages/bulk', () => {
     });
   }
 
-  it('refuses a bulk that would cross the key\'s daily limit whole, with 429', async () => {
+  it("refuses a bulk that would cross the key's daily limit whole, with 429", async () => {
     const tenant = await sendingTenant();
     const key = await createAdminKey(tenant.accountId, { name: 'Capped', daily_limit: 3 });
-    expectError(await call('POST', '/messages/bulk', { auth: key.plain_key, body: { recipients: [1, 2, 3, 4].map(usNumber), from: 'Dispatch', body: 'Hi' } }), 429, 'daily_limit_exceeded');
+    expectError(
+      await call('POST', '/messages/bulk', { auth: key.plain_key, body: { recipients: [1, 2, 3, 4].map(usNumber), from: 'Dispatch', body: 'Hi' } }),
+      429,
+      'daily_limit_exceeded',
+    );
     expect(await harness.db('messages').where({ account_id: tenant.accountId })).to.have.length(0);
-    expect((await call('POST', '/messages/bulk', { auth: key.plain_key, body: { recipients: [1, 2, 3].map(usNumber), from: 'Dispatch', body: 'Hi' } })).status).to.equal(201);
+    expect(
+      (await call('POST', '/messages/bulk', { auth: key.plain_key, body: { recipients: [1, 2, 3].map(usNumber), from: 'Dispatch', body: 'Hi' } })).status,
+    ).to.equal(201);
   });
 });

@@ -21,9 +21,20 @@ async function seed(db: Knex, accountId: string, count: number): Promise<void> {
     const at = g % 3 === 0 ? start + 17.5 * HOUR : start + (g % 40) * HOUR + (g % 7) * 60_000;
     rows.push({
       id: `msg_deep${String(g).padStart(6, '0')}${accountId.slice(-14)}`,
-      account_id: accountId, api_key_id: null, to: '+12127000042', from: 'Dispatch', body: 'Hi',
+      account_id: accountId,
+      api_key_id: null,
+      to: '+12127000042',
+      from: 'Dispatch',
+      body: 'Hi',
       status: (g % 10 < 8 ? 'delivered' : ['pending', 'sent', 'failed', 'undelivered'][g % 4]) as MessageStatus,
-      encoding: 'GSM-7', segments: 1, cost: '0.0100', currency: 'USD', route_id: null, requested_route_id: null, error: null, reference: null,
+      encoding: 'GSM-7',
+      segments: 1,
+      cost: '0.0100',
+      currency: 'USD',
+      route_id: null,
+      requested_route_id: null,
+      error: null,
+      reference: null,
       created_at: new Date(at),
     });
   }
@@ -32,10 +43,18 @@ async function seed(db: Knex, accountId: string, count: number): Promise<void> {
 
 /** What the page must be: the plain walk of the account's messages, newest first. */
 async function expectedPage(db: Knex, accountId: string, status: string | undefined, page: number, limit: number) {
-  const query = db('messages').where({ account_id: accountId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  const query = db('messages')
+    .where({ account_id: accountId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
   if (status) query.andWhere({ status });
   const total = Number((await query.clone().clearOrder().count({ n: '*' }))[0].n);
-  const ids = (await query.offset((page - 1) * limit).limit(limit).pluck('id')) as string[];
+  const ids = (await query
+    .offset((page - 1) * limit)
+    .limit(limit)
+    .pluck('id')) as string[];
   return { ids, total };
 }
 
@@ -44,7 +63,10 @@ async function expectSamePage(tenant: Tenant, status: string | undefined, page: 
   const response = await call('GET', `/messages?page=${page}&limit=${limit}${filter}`, { auth: tenant.key });
   expect(response.status, JSON.stringify(response.body)).to.equal(200);
   const expected = await expectedPage(harness.db, tenant.accountId, status, page, limit);
-  expect(response.body.data.map((message: { id: string }) => message.id), `page ${page} of ${limit}, ${status ?? 'every status'}`).to.deep.equal(expected.ids);
+  expect(
+    response.body.data.map((message: { id: string }) => message.id),
+    `page ${page} of ${limit}, ${status ?? 'every status'}`,
+  ).to.deep.equal(expected.ids);
   expect(response.body.pagination.total).to.equal(expected.total);
 }
 
@@ -62,8 +84,20 @@ describe('GET /messages deep pages (from 10,000 rows on, started from the hour o
   });
 
   it('answers the same rows as a walk of every newer message, on every status and on one', async () => {
-    for (const [page, limit] of [[201, 50], [230, 50], [264, 50], [101, 100], [120, 100]]) await expectSamePage(tenant, undefined, page, limit);
-    for (const [page, limit] of [[1001, 10], [1100, 10], [1180, 10]]) await expectSamePage(tenant, 'delivered', page, limit);
+    for (const [page, limit] of [
+      [201, 50],
+      [230, 50],
+      [264, 50],
+      [101, 100],
+      [120, 100],
+    ])
+      await expectSamePage(tenant, undefined, page, limit);
+    for (const [page, limit] of [
+      [1001, 10],
+      [1100, 10],
+      [1180, 10],
+    ])
+      await expectSamePage(tenant, 'delivered', page, limit);
   });
 
   it('starts a page on the first row of an hour, and on the last row of the hour after it', async () => {

@@ -38,7 +38,14 @@ describe('GET /messages', () => {
     });
     const send = (to: string) => call('POST', '/messages/send', { auth: tenant.key, body: { to, from: 'Dispatch', body: 'Hi' } });
     // Five covered, two past the balance and one malformed: eight stored, three failed at acceptance.
-    const bulk = await call('POST', '/messages/bulk', { auth: tenant.key, body: { from: 'Dispatch', body: 'Hi', recipients: ['+14155550101', '+14155550102', 'bogus', '+14155550103', '+14155550104', '+14155550105', '+14155550106', '+14155550107'] } });
+    const bulk = await call('POST', '/messages/bulk', {
+      auth: tenant.key,
+      body: {
+        from: 'Dispatch',
+        body: 'Hi',
+        recipients: ['+14155550101', '+14155550102', 'bogus', '+14155550103', '+14155550104', '+14155550105', '+14155550106', '+14155550107'],
+      },
+    });
     expect(bulk.body.data).to.include({ total: 8, sent: 5, failed: 3 });
     // Refused after its message row was written: the transaction's counts go with it.
     expectError(await send('+14155550100'), 402, 'insufficient_balance');
@@ -46,7 +53,11 @@ describe('GET /messages', () => {
     // The database's clock stamps created_at.
     const later = ((await harness.db.raw('SELECT clock_timestamp() AS now')).rows[0].now as Date).toISOString();
     for (const to of ['+14155550100', '+14155550100', '+447400123456']) expect((await send(to)).status).to.equal(201);
-    await eventually(() => harness.db('messages').where({ account_id: tenant.accountId }).whereIn('status', ['pending', 'sent']).count({ n: '*' }), ([{ n }]) => Number(n) === 0, { what: 'every message final' });
+    await eventually(
+      () => harness.db('messages').where({ account_id: tenant.accountId }).whereIn('status', ['pending', 'sent']).count({ n: '*' }),
+      ([{ n }]) => Number(n) === 0,
+      { what: 'every message final' },
+    );
 
     const expected: [string, (query: Knex.QueryBuilder) => unknown, number][] = [
       ['', () => {}, 11],
@@ -79,11 +90,33 @@ describe('GET /messages', () => {
       ],
     });
     // Refunds lock the balance before they count and sends count before they charge: both at once, on one account.
-    const sends = Array.from({ length: 40 }, (_, i) => call('POST', '/messages/send', { auth: tenant.key, body: { to: i % 2 ? `+1415555${String(1000 + i)}` : `+4474001234${String(10 + i)}`, from: 'Dispatch', body: 'Hi' } }));
-    const bulks = Array.from({ length: 3 }, () => call('POST', '/messages/bulk', { auth: tenant.key, body: { from: 'Dispatch', body: 'Hi', recipients: ['bogus', ...Array.from({ length: 30 }, (_, i) => (i % 3 ? `+1415556${String(1000 + i)}` : `+4474005678${String(10 + i)}`))] } }));
+    const sends = Array.from({ length: 40 }, (_, i) =>
+      call('POST', '/messages/send', {
+        auth: tenant.key,
+        body: { to: i % 2 ? `+1415555${String(1000 + i)}` : `+4474001234${String(10 + i)}`, from: 'Dispatch', body: 'Hi' },
+      }),
+    );
+    const bulks = Array.from({ length: 3 }, () =>
+      call('POST', '/messages/bulk', {
+        auth: tenant.key,
+        body: {
+          from: 'Dispatch',
+          body: 'Hi',
+          recipients: ['bogus', ...Array.from({ length: 30 }, (_, i) => (i % 3 ? `+1415556${String(1000 + i)}` : `+4474005678${String(10 + i)}`))],
+        },
+      }),
+    );
     expect((await Promise.all([...sends, ...bulks])).map((response) => response.status)).to.deep.equal(Array(43).fill(201));
-    await eventually(() => harness.db('messages').where({ account_id: tenant.accountId }).whereIn('status', ['pending', 'sent']).count({ n: '*' }), ([{ n }]) => Number(n) === 0, { what: 'every message final', timeoutMs: 30_000 });
-    const byStatus = Object.fromEntries((await harness.db('messages').where({ account_id: tenant.accountId }).groupBy('status').select('status', harness.db.raw('count(*)::int AS n'))).map(({ status, n }) => [status, n]));
+    await eventually(
+      () => harness.db('messages').where({ account_id: tenant.accountId }).whereIn('status', ['pending', 'sent']).count({ n: '*' }),
+      ([{ n }]) => Number(n) === 0,
+      { what: 'every message final', timeoutMs: 30_000 },
+    );
+    const byStatus = Object.fromEntries(
+      (await harness.db('messages').where({ account_id: tenant.accountId }).groupBy('status').select('status', harness.db.raw('count(*)::int AS n'))).map(
+        ({ status, n }) => [status, n],
+      ),
+    );
     expect(byStatus).to.deep.equal({ delivered: 20 + 60, failed: 20 + 3 + 30 });
     for (const status of ['delivered', 'failed', 'pending', 'sent', 'undelivered']) {
       expect((await call('GET', `/messages?status=${status}&limit=1`, { auth: tenant.key })).body.pagination.total, status).to.equal(byStatus[status] ?? 0);
@@ -94,8 +127,18 @@ describe('GET /messages', () => {
   it('pages newest first with the id as tie-break: deep pages hold the rows a full sort puts there, and a page past the end is empty', async () => {
     const tenant = await createTenant();
     const instants = Array.from({ length: 23 }, (_, i) => new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(i / 2))).toISOString());
-    await storeMessages(tenant, instants.map((created_at) => ({ created_at })));
-    const sorted = await harness.db('messages').where({ account_id: tenant.accountId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).pluck('id');
+    await storeMessages(
+      tenant,
+      instants.map((created_at) => ({ created_at })),
+    );
+    const sorted = await harness
+      .db('messages')
+      .where({ account_id: tenant.accountId })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .pluck('id');
     const pages = [];
     for (let page = 1; page <= 6; page++) {
       const response = await call('GET', `/messages?limit=5&page=${page}`, { auth: tenant.key });
@@ -130,7 +173,23 @@ describe('GET /messages', () => {
 
   it('folds the count rows of connections that have closed, keeps those of live ones, and keeps totals exact', async () => {
     const tenant = await createTenant();
-    const stored = (status: MessageStatus = 'sent'): NewMessage => ({ id: newId('msg'), account_id: tenant.accountId, api_key_id: tenant.keyId, to: '+14155550123', from: 'Dispatch', body: 'Hello', status, encoding: 'GSM-7', segments: 1, cost: '0.0075', currency: 'USD', route_id: null, requested_route_id: null, error: null, reference: null });
+    const stored = (status: MessageStatus = 'sent'): NewMessage => ({
+      id: newId('msg'),
+      account_id: tenant.accountId,
+      api_key_id: tenant.keyId,
+      to: '+14155550123',
+      from: 'Dispatch',
+      body: 'Hello',
+      status,
+      encoding: 'GSM-7',
+      segments: 1,
+      cost: '0.0075',
+      currency: 'USD',
+      route_id: null,
+      requested_route_id: null,
+      error: null,
+      reference: null,
+    });
     const countRows = async () => Number((await harness.db('message_counts').where({ account_id: tenant.accountId }).count({ n: '*' }))[0].n);
     // Each connection is a backend of its own, and each backend adds to a row of its own.
     const closed: number[] = [];
@@ -144,7 +203,11 @@ describe('GET /messages', () => {
       }
     }
     expect(await countRows()).to.equal(70);
-    await eventually(() => harness.db('pg_stat_activity').whereIn('pid', closed).count({ n: '*' }), ([{ n }]) => Number(n) === 0, { what: 'the closed backends gone' });
+    await eventually(
+      () => harness.db('pg_stat_activity').whereIn('pid', closed).count({ n: '*' }),
+      ([{ n }]) => Number(n) === 0,
+      { what: 'the closed backends gone' },
+    );
 
     const [idle, open] = [connect(harness.database.url, 1), connect(harness.database.url, 1)];
     try {
@@ -177,7 +240,14 @@ describe('GET /messages/{id}', () => {
     const id = await store(tenant, '+447700900003', 'failed', '2026-01-01T00:00:00Z');
     const response = await call('GET', `/messages/${id}`, { auth: tenant.key });
     expect(response.status).to.equal(200);
-    expect(response.body.data).to.deep.include({ id, object: 'message', status: 'failed', cost: 0.0075, reference: 'order-1', error: { type: 'provider_error', code: 'provider_rejected', message: 'Rejected' } });
+    expect(response.body.data).to.deep.include({
+      id,
+      object: 'message',
+      status: 'failed',
+      cost: 0.0075,
+      reference: 'order-1',
+      error: { type: 'provider_error', code: 'provider_rejected', message: 'Rejected' },
+    });
   });
 
   it('answers 404 for an unknown message', async () => {

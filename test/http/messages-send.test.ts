@@ -22,10 +22,25 @@ async function storedFor(accountId: string) {
 describe('POST /messages/send', () => {
   it('accepts a message as pending, charges segments x price, and it goes sent then delivered with an event for each', async () => {
     const tenant = await sendingTenant({ balance: 1, routes: [{ price: 0.0075, config: { outcome: 'delivered', dlr_delay_ms: 100 } }] });
-    const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hello from Dispatch', reference: 'order-42' } });
+    const response = await call('POST', '/messages/send', {
+      auth: tenant.key,
+      body: { to: TO, from: 'Dispatch', body: 'Hello from Dispatch', reference: 'order-42' },
+    });
     expect(response.status).to.equal(201);
     const message = response.body.data;
-    expect(message).to.include({ object: 'message', to: TO, from: 'Dispatch', status: 'pending', cost: 0.0075, currency: 'USD', encoding: 'GSM-7', segments: 1, reference: 'order-42', attempts: 0, route_id: null });
+    expect(message).to.include({
+      object: 'message',
+      to: TO,
+      from: 'Dispatch',
+      status: 'pending',
+      cost: 0.0075,
+      currency: 'USD',
+      encoding: 'GSM-7',
+      segments: 1,
+      reference: 'order-42',
+      attempts: 0,
+      route_id: null,
+    });
     expect(message.id).to.match(/^msg_[0-9A-Za-z]{24}$/);
     expect(await balanceOf(tenant.accountId)).to.equal('0.9925');
 
@@ -57,7 +72,12 @@ describe('POST /messages/send', () => {
     const ok = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: '😀'.repeat(1600) } });
     expect(ok.status).to.equal(201);
     expect(ok.body.data.segments).to.equal(49);
-    expectError(await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: '😀'.repeat(1601) } }), 400, 'parameter_invalid', 'body');
+    expectError(
+      await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: '😀'.repeat(1601) } }),
+      400,
+      'parameter_invalid',
+      'body',
+    );
   });
 
   const refusals: [string, Record<string, unknown>, number, string, string][] = [
@@ -96,20 +116,35 @@ describe('POST /messages/send', () => {
   it('refuses an inactive route given by route_id', async () => {
     const tenant = await sendingTenant();
     await call('PATCH', `/admin/routes/${tenant.routeIds[0]}`, { auth: 'admin', body: { is_active: false } });
-    expectError(await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi', route_id: tenant.routeIds[0] } }), 400, 'route_invalid', 'route_id');
+    expectError(
+      await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi', route_id: tenant.routeIds[0] } }),
+      400,
+      'route_invalid',
+      'route_id',
+    );
   });
 
   for (const scope of ['global', 'account'] as const) {
     it(`refuses a number blocklisted for ${scope === 'global' ? 'every account' : 'this account'} as a hard error, storing nothing`, async () => {
       const tenant = await sendingTenant();
       const number = '+14155550177';
-      const entry = await call('POST', '/admin/blocklist', { auth: 'admin', body: { number, reason: 'Opted out', ...(scope === 'account' && { account_id: tenant.accountId }) } });
+      const entry = await call('POST', '/admin/blocklist', {
+        auth: 'admin',
+        body: { number, reason: 'Opted out', ...(scope === 'account' && { account_id: tenant.accountId }) },
+      });
       expect(entry.status).to.equal(201);
       try {
-        expectError(await call('POST', '/messages/send', { auth: tenant.key, body: { to: number, from: 'Dispatch', body: 'Hi' } }), 400, 'recipient_blocklisted', 'to');
+        expectError(
+          await call('POST', '/messages/send', { auth: tenant.key, body: { to: number, from: 'Dispatch', body: 'Hi' } }),
+          400,
+          'recipient_blocklisted',
+          'to',
+        );
         expect((await storedFor(tenant.accountId)).messages).to.have.length(0);
       } finally {
-        await call('DELETE', `/admin/blocklist/${encodeURIComponent(number)}${scope === 'account' ? `?account_id=${tenant.accountId}` : ''}`, { auth: 'admin' });
+        await call('DELETE', `/admin/blocklist/${encodeURIComponent(number)}${scope === 'account' ? `?account_id=${tenant.accountId}` : ''}`, {
+          auth: 'admin',
+        });
       }
     });
   }
@@ -125,7 +160,9 @@ describe('POST /messages/send', () => {
 
   it('accepts exactly k of N concurrent sends when the balance covers k, never overdrawing', async () => {
     const tenant = await sendingTenant({ balance: 0.07, routes: [{ price: 0.01, config: { outcome: 'delivered', dlr_delay_ms: 10_000 } }] });
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: `Message ${i}` } })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: `Message ${i}` } })),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).to.have.length(7);
     expect(statuses.filter((s) => s === 402)).to.have.length(13);
@@ -134,11 +171,12 @@ describe('POST /messages/send', () => {
     expect((await storedFor(tenant.accountId)).messages).to.have.length(7);
   });
 
-  it('answers 429 daily_limit_exceeded past the key\'s daily limit, with Retry-After to the end of the UTC day', async () => {
+  it("answers 429 daily_limit_exceeded past the key's daily limit, with Retry-After to the end of the UTC day", async () => {
     await clearOfUtcMidnight();
     const tenant = await sendingTenant();
     const key = await createAdminKey(tenant.accountId, { name: 'Capped', daily_limit: 2 });
-    for (let i = 0; i < 2; i++) expect((await call('POST', '/messages/send', { auth: key.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } })).status).to.equal(201);
+    for (let i = 0; i < 2; i++)
+      expect((await call('POST', '/messages/send', { auth: key.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } })).status).to.equal(201);
     const asked = Date.now();
     const refused = await call('POST', '/messages/send', { auth: key.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
     const answered = Date.now();
@@ -150,7 +188,7 @@ describe('POST /messages/send', () => {
     expect((await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } })).status).to.equal(201);
   });
 
-  it('answers 429 monthly_limit_exceeded past the key\'s monthly limit', async () => {
+  it("answers 429 monthly_limit_exceeded past the key's monthly limit", async () => {
     await clearOfUtcMidnight();
     const tenant = await sendingTenant();
     const key = await createAdminKey(tenant.accountId, { name: 'Monthly', monthly_limit: 1 });
@@ -169,12 +207,17 @@ describe('POST /messages/send', () => {
     expect(await harness.db('messages').where({ api_key_id: key.id }).count({ n: '*' })).to.deep.equal([{ n: 20 }]);
 
     const monthly = await createAdminKey(tenant.accountId, { name: 'Monthly', daily_limit: null, monthly_limit: 12 });
-    const bulk = await call('POST', '/messages/bulk', { auth: monthly.plain_key, body: { from: 'Dispatch', body: 'Hi', recipients: ['bogus', ...Array.from({ length: 8 }, (_, i) => `+1415555020${i}`)] } });
+    const bulk = await call('POST', '/messages/bulk', {
+      auth: monthly.plain_key,
+      body: { from: 'Dispatch', body: 'Hi', recipients: ['bogus', ...Array.from({ length: 8 }, (_, i) => `+1415555020${i}`)] },
+    });
     expect(bulk.body.data).to.include({ total: 9, sent: 5, failed: 4 });
     // A send refused for the balance rolls its count back with it.
     expectError(await call('POST', '/messages/send', { auth: monthly.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } }), 402, 'insufficient_balance');
     await call('POST', `/admin/accounts/${tenant.accountId}/credit`, { auth: 'admin', body: { amount: 1 } });
-    const more = await Promise.all(Array.from({ length: 10 }, () => call('POST', '/messages/send', { auth: monthly.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } })));
+    const more = await Promise.all(
+      Array.from({ length: 10 }, () => call('POST', '/messages/send', { auth: monthly.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } })),
+    );
     expect(more.filter((response) => response.status === 201)).to.have.length(7);
     expectError(more.find((response) => response.status !== 201) as never, 429, 'monthly_limit_exceeded');
   });
@@ -202,7 +245,10 @@ describe('the message life', () => {
     expect(undelivered.failed_at).to.be.a('string');
     expect(await balanceOf(tenant.accountId)).to.equal('9.9900');
     const events = await harness.db('events').where({ message_id: undelivered.id }).orderBy('created_at');
-    expect(events.map((e) => [e.type, e.data.status])).to.deep.equal([['message.sent', 'sent'], ['message.failed', 'undelivered']]);
+    expect(events.map((e) => [e.type, e.data.status])).to.deep.equal([
+      ['message.sent', 'sent'],
+      ['message.failed', 'undelivered'],
+    ]);
   });
 
   it('fails over from an unavailable route to the next, settling the price difference through the ledger', async () => {
@@ -214,7 +260,10 @@ describe('the message life', () => {
     expect(await balanceOf(tenant.accountId)).to.equal('9.9700');
     expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('9.9700');
     const attempts = await harness.db('message_attempts').where({ message_id: sent.id }).orderBy('id');
-    expect(attempts.map((a) => [a.route_id, a.outcome])).to.deep.equal([[tenant.routeIds[0], 'retryable'], [tenant.routeIds[1], 'accepted']]);
+    expect(attempts.map((a) => [a.route_id, a.outcome])).to.deep.equal([
+      [tenant.routeIds[0], 'retryable'],
+      [tenant.routeIds[1], 'accepted'],
+    ]);
   });
 
   it('refunds the excess when failover lands on a cheaper route', async () => {
@@ -263,7 +312,9 @@ describe('the message life', () => {
     const listener = new pg.Client({ connectionString: harness.database.url });
     await listener.connect();
     try {
-      const { rows: [{ listening }] } = await listener.query(
+      const {
+        rows: [{ listening }],
+      } = await listener.query(
         `SELECT count(*)::int AS listening FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND query = $2`,
         [JOBS_CHANNEL.replaceAll('_', '-'), `LISTEN ${JOBS_CHANNEL}`],
       );
@@ -274,7 +325,11 @@ describe('the message life', () => {
 
       const tenant = await sendingTenant();
       const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
-      await eventually(async () => announced, (names) => names.includes(QUEUES.sendMessage.name), { what: 'an announcement naming the send queue' });
+      await eventually(
+        async () => announced,
+        (names) => names.includes(QUEUES.sendMessage.name),
+        { what: 'an announcement naming the send queue' },
+      );
       expect((await waitForMessage(tenant, response.body.data.id, (m) => m.status !== 'pending')).route_id).to.equal(tenant.routeIds[0]);
     } finally {
       await listener.end();
@@ -286,7 +341,9 @@ describe('the message life', () => {
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
     const undelivered = await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'undelivered');
     const { recordDeliveryReports } = await import('../../domain/message-outcomes.ts');
-    await recordDeliveryReports(harness.db, jobQueueOf(harness.dispatch.boss), [{ routeId: undelivered.route_id, report: { providerMessageId: undelivered.provider_message_id, status: 'delivered' } }]);
+    await recordDeliveryReports(harness.db, jobQueueOf(harness.dispatch.boss), [
+      { routeId: undelivered.route_id, report: { providerMessageId: undelivered.provider_message_id, status: 'delivered' } },
+    ]);
     const after = await call('GET', `/messages/${undelivered.id}`, { auth: tenant.key });
     expect(after.body.data.status).to.equal('undelivered');
     expect(after.body.data.delivered_at).to.equal(null);

@@ -58,10 +58,12 @@ describe('sends racing an opt-out of their recipient', () => {
     let optOutDone = false;
     try {
       const message = await acceptMessage(sending, jobs, { account, apiKey: null }, { to: TO, from: 'Dispatch', body: 'Checked before the opt-out' });
-      const optingOut = harness.db.transaction((trx) => optOut(trx, jobs, tenant.accountId, TO, { source: 'api' })).then((changed) => {
-        optOutDone = true;
-        return changed;
-      });
+      const optingOut = harness.db
+        .transaction((trx) => optOut(trx, jobs, tenant.accountId, TO, { source: 'api' }))
+        .then((changed) => {
+          optOutDone = true;
+          return changed;
+        });
       await eventually(advisoryWaiters, (n) => n === 1, { what: 'the opt-out waiting for the lock' });
       expect(optOutDone).to.equal(false);
       await sending.commit();

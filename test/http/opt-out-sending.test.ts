@@ -41,7 +41,10 @@ describe('sending to an opted-out number', () => {
   it('POST /messages/bulk fails only the opted-out items, charging nothing for them', async () => {
     const tenant = await sendingTenant({ balance: 1, routes: [{ price: 0.05 }] });
     await optedOut(tenant, [OUT]);
-    const response = await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: [IN, OUT, '+447911223344', OUT], from: 'Dispatch', body: 'Sale today' } });
+    const response = await call('POST', '/messages/bulk', {
+      auth: tenant.key,
+      body: { recipients: [IN, OUT, '+447911223344', OUT], from: 'Dispatch', body: 'Sale today' },
+    });
     expect(response.status).to.equal(201);
     expect(response.body.data).to.include({ total: 4, sent: 2, failed: 2 });
     expect(response.body.data.messages.map((m: any) => [m.to, m.status, m.cost, m.error?.code ?? null])).to.deep.equal([
@@ -80,7 +83,10 @@ describe('sending to an opted-out number', () => {
 
     const refused = await harness.db
       .transaction((trx) => acceptMessage(trx, jobs, { account, apiKey: null }, { to: OUT, from: 'Dispatch', body: 'One more thing' }))
-      .then(() => null, (error: unknown) => error);
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     expect(refused).to.be.instanceOf(ApiError).and.to.include({ status: 400, code: 'recipient_opted_out', param: 'to' });
     expect(await harness.db('messages').where({ account_id: tenant.accountId })).to.have.length(1);
     expect(await harness.db('opt_outs').where({ account_id: tenant.accountId, number: OUT }).first()).to.include({ source: 'keyword', keyword: 'STOP' });

@@ -53,13 +53,20 @@ describe('POST /opt-outs/create', () => {
   it('emits one recipient.opted_out per number added to webhook endpoints subscribed to it, and lists it under GET /events?type=recipient.opted_out only', async () => {
     const tenant = await createTenant();
     const { receiver } = await receivingEndpoint(tenant, 200);
-    const outcomesOnly = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url, events: ['message.delivered', 'message.failed'] } });
+    const outcomesOnly = await call('POST', '/webhooks/create', {
+      auth: tenant.key,
+      body: { url: receiver.url, events: ['message.delivered', 'message.failed'] },
+    });
     const optOutsOnly = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url, events: ['recipient.opted_out'] } });
     expect(optOutsOnly.body.data.events).to.deep.equal(['recipient.opted_out']);
     try {
       await importNumbers(tenant.key, { numbers: [A, A, B], reason: 'Complaint' });
       // Two deliveries each to the endpoint subscribed to every type and to the one subscribed to opt-outs.
-      const received = await eventually(async () => receiver.received.filter((delivery) => delivery.event.type === 'recipient.opted_out'), (list) => list.length === 4, { what: 'four recipient.opted_out deliveries' });
+      const received = await eventually(
+        async () => receiver.received.filter((delivery) => delivery.event.type === 'recipient.opted_out'),
+        (list) => list.length === 4,
+        { what: 'four recipient.opted_out deliveries' },
+      );
       // Deliveries are created with their events, in the same transaction: none exists for the other endpoint.
       expect(await harness.db('webhook_deliveries').where({ endpoint_id: outcomesOnly.body.data.id })).to.deep.equal([]);
       expect(await harness.db('webhook_deliveries').where({ endpoint_id: optOutsOnly.body.data.id })).to.have.length(2);
@@ -145,7 +152,10 @@ describe('GET /keywords and POST /keywords/update', () => {
     expect(initial.body.data.opt_out.default_keywords).to.include.members(['STOP', 'ARRET', 'OPT-OUT']);
     expect(initial.body.data.updated_at).to.equal(null);
 
-    const changed = await call('POST', '/keywords/update', { auth: tenant.key, body: { opt_out: { keywords: ['halt', 'Halt'] }, help: { reply: 'Acme alerts. Reply STOP to end.' } } });
+    const changed = await call('POST', '/keywords/update', {
+      auth: tenant.key,
+      body: { opt_out: { keywords: ['halt', 'Halt'] }, help: { reply: 'Acme alerts. Reply STOP to end.' } },
+    });
     expect(changed.status).to.equal(200);
     expect(changed.body.data.opt_out).to.deep.include({ keywords: ['HALT'], reply_is_default: true });
     expect(changed.body.data.help).to.deep.include({ keywords: [], reply: 'Acme alerts. Reply STOP to end.', reply_is_default: false });
@@ -161,9 +171,23 @@ describe('GET /keywords and POST /keywords/update', () => {
   it('refuses a keyword already in another list (defaults included) with 400 keyword_conflict, and one ending in punctuation, changing nothing', async () => {
     const tenant = await createTenant();
     expectError(await call('POST', '/keywords/update', { auth: tenant.key, body: { help: { keywords: ['stop'] } } }), 400, 'keyword_conflict', 'help.keywords');
-    expectError(await call('POST', '/keywords/update', { auth: tenant.key, body: { opt_out: { keywords: ['HALT'] }, opt_in: { keywords: ['halt'] } } }), 400, 'keyword_conflict');
-    expectError(await call('POST', '/keywords/update', { auth: tenant.key, body: { opt_out: { keywords: ['HALT!'] } } }), 400, 'parameter_invalid', 'opt_out.keywords');
-    expectError(await call('POST', '/keywords/update', { auth: tenant.key, body: { opt_out: { keywords: ['two words'] } } }), 400, 'parameter_invalid', 'opt_out.keywords');
+    expectError(
+      await call('POST', '/keywords/update', { auth: tenant.key, body: { opt_out: { keywords: ['HALT'] }, opt_in: { keywords: ['halt'] } } }),
+      400,
+      'keyword_conflict',
+    );
+    expectError(
+      await call('POST', '/keywords/update', { auth: tenant.key, body: { opt_out: { keywords: ['HALT!'] } } }),
+      400,
+      'parameter_invalid',
+      'opt_out.keywords',
+    );
+    expectError(
+      await call('POST', '/keywords/update', { auth: tenant.key, body: { opt_out: { keywords: ['two words'] } } }),
+      400,
+      'parameter_invalid',
+      'opt_out.keywords',
+    );
     expectError(await call('POST', '/keywords/update', { auth: tenant.key, body: {} }), 400, 'parameter_invalid');
     expect(await harness.db('keyword_settings').where({ account_id: tenant.accountId })).to.deep.equal([]);
   });

@@ -132,7 +132,10 @@ describe('the request path', () => {
       expect(requests[0].request_id).to.equal(created.body.meta.request_id);
       const refused = await call('GET', '/account', { baseUrl: instance.baseUrl });
       expect(refused.status).to.equal(401);
-      const refusedLine = lines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'request').at(-1);
+      const refusedLine = lines
+        .map((line) => JSON.parse(line))
+        .filter((line) => line.msg === 'request')
+        .at(-1);
       expect(refusedLine).to.include({ status: 401, operation_id: 'getAccount' });
     } finally {
       await instance.stop();

@@ -15,7 +15,8 @@ const TO = '+14155550100';
 const sendAtOnce = (count: number, auth: (i: number) => string, from: (i: number) => string = () => 'Dispatch') =>
   Promise.all(Array.from({ length: count }, (_, i) => call('POST', '/messages/send', { auth: auth(i), body: { to: TO, from: from(i), body: `Group ${i}` } })));
 
-const statusCounts = (responses: { status: number }[]) => responses.reduce<Record<number, number>>((counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
+const statusCounts = (responses: { status: number }[]) =>
+  responses.reduce<Record<number, number>>((counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
 
 const balanceOf = async (tenant: Tenant) => (await harness.db('accounts').where({ id: tenant.accountId }).first('balance')).balance;
 
@@ -29,7 +30,9 @@ describe('single sends committed in groups', function () {
     const apiKey: ApiKeyRow = await harness.db('api_keys').where({ id: tenant.keyId }).first();
     const sends = new SendGroupCommit(harness.db, jobQueueOf(harness.dispatch.boss));
     // All in one tick: one group of 64 and, beside it, one of the other 6.
-    const accepted = await Promise.all(Array.from({ length: 70 }, (_, i) => sends.accept({ account: account!, apiKey }, { to: TO, from: 'Dispatch', body: `Group ${i}` })));
+    const accepted = await Promise.all(
+      Array.from({ length: 70 }, (_, i) => sends.accept({ account: account!, apiKey }, { to: TO, from: 'Dispatch', body: `Group ${i}` })),
+    );
     const stored = await harness.db('messages').where({ account_id: tenant.accountId }).select('id', harness.db.raw('xmin::text AS transaction'));
     expect(stored.map((row) => row.id).sort()).to.deep.equal(accepted.map((message) => message.id).sort());
     // The rows carry the id of the transaction that wrote them.
@@ -57,7 +60,11 @@ describe('single sends committed in groups', function () {
     expect(outcomes.filter((_, i) => i % 3 !== 0).every((outcome) => outcome.status === 'fulfilled')).to.equal(true);
     // Debits are never updated, so each carries the id of the transaction that accepted its message.
     const transactionsOf = async (tenant: Tenant) =>
-      new Set((await harness.db('ledger_entries').where({ account_id: tenant.accountId, kind: 'debit' }).select(harness.db.raw('xmin::text AS transaction'))).map((row) => row.transaction));
+      new Set(
+        (await harness.db('ledger_entries').where({ account_id: tenant.accountId, kind: 'debit' }).select(harness.db.raw('xmin::text AS transaction'))).map(
+          (row) => row.transaction,
+        ),
+      );
     expect((await transactionsOf(rich)).size).to.equal(1);
     expect((await transactionsOf(poor)).size).to.equal(5);
     expect(await balanceOf(poor)).to.equal('0.0000');
@@ -67,13 +74,22 @@ describe('single sends committed in groups', function () {
 
   it('refuses a send alone for its own fault and accepts its neighbours', async () => {
     const tenant = await sendingTenant({ balance: 10 });
-    const responses = await sendAtOnce(30, () => tenant.key, (i) => (i % 3 === 0 ? 'Nobody' : 'Dispatch'));
+    const responses = await sendAtOnce(
+      30,
+      () => tenant.key,
+      (i) => (i % 3 === 0 ? 'Nobody' : 'Dispatch'),
+    );
     expect(statusCounts(responses)).to.deep.equal({ 201: 20, 400: 10 });
     responses.forEach((response, i) => {
       if (i % 3 === 0) expect(response.body.error).to.include({ code: 'sender_not_approved', param: 'from' });
     });
     const stored = await harness.db('messages').where({ account_id: tenant.accountId }).pluck('id');
-    expect(stored.sort()).to.deep.equal(responses.filter((r) => r.status === 201).map((r) => r.body.data.id).sort());
+    expect(stored.sort()).to.deep.equal(
+      responses
+        .filter((r) => r.status === 201)
+        .map((r) => r.body.data.id)
+        .sort(),
+    );
     expect(await balanceOf(tenant)).to.equal('9.8000');
     expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('9.8000');
   });

@@ -8,7 +8,14 @@ describe('POST /senders/create', () => {
     const tenant = await createTenant();
     const response = await call('POST', '/senders/create', { auth: tenant.key, body: { sender_id: 'Acme', country_code: 'GB' } });
     expect(response.status).to.equal(201);
-    expect(response.body.data).to.include({ object: 'sender', sender_id: 'Acme', type: 'alphanumeric', country_code: 'GB', status: 'pending', approved_at: null });
+    expect(response.body.data).to.include({
+      object: 'sender',
+      sender_id: 'Acme',
+      type: 'alphanumeric',
+      country_code: 'GB',
+      status: 'pending',
+      approved_at: null,
+    });
     expect(response.body.data.id).to.match(/^snd_[0-9A-Za-z]{24}$/);
   });
 
@@ -76,9 +83,13 @@ describe('GET /senders', () => {
   it('breaks ties in created_at by id, newest id first, so pages never overlap', async () => {
     const tenant = await createTenant();
     for (const senderId of ['A1', 'A2', 'A3', 'A4']) await call('POST', '/senders/create', { auth: tenant.key, body: { sender_id: senderId } });
-    await harness.db('senders').where({ account_id: tenant.accountId }).update({ created_at: new Date('2026-01-01T00:00:00Z') });
+    await harness
+      .db('senders')
+      .where({ account_id: tenant.accountId })
+      .update({ created_at: new Date('2026-01-01T00:00:00Z') });
     const pages = [];
-    for (const page of [1, 2]) pages.push(...(await call('GET', `/senders?limit=2&page=${page}`, { auth: tenant.key })).body.data.map((s: { id: string }) => s.id));
+    for (const page of [1, 2])
+      pages.push(...(await call('GET', `/senders?limit=2&page=${page}`, { auth: tenant.key })).body.data.map((s: { id: string }) => s.id));
     expect(pages).to.deep.equal([...pages].sort().reverse());
     expect(new Set(pages).size).to.equal(4);
   });

@@ -54,8 +54,12 @@ describe('GET /stats and GET /admin/stats', function () {
     });
     usRoute = tenant.routeIds[0];
     const send = (to: string) => call('POST', '/messages/send', { auth: tenant.key, body: { to, from: 'Dispatch', body: 'Hi' } });
-    for (const to of ['+12127000001', '+12127000002', '+12127000003', '+447400123456', '+447400123457', '+33612345678']) expect((await send(to)).status).to.equal(201);
-    const bulk = await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: ['+12127000004', '+99912345678'], from: 'Dispatch', body: 'Hi' } });
+    for (const to of ['+12127000001', '+12127000002', '+12127000003', '+447400123456', '+447400123457', '+33612345678'])
+      expect((await send(to)).status).to.equal(201);
+    const bulk = await call('POST', '/messages/bulk', {
+      auth: tenant.key,
+      body: { recipients: ['+12127000004', '+99912345678'], from: 'Dispatch', body: 'Hi' },
+    });
     expect(bulk.status).to.equal(201);
     await eventually(
       () => harness.db('messages').where({ account_id: tenant.accountId }).whereIn('status', ['pending', 'sent']).count({ n: '*' }),
@@ -66,7 +70,11 @@ describe('GET /stats and GET /admin/stats', function () {
   });
 
   /** The account's messages of the last 24 hours, as the table holds them. */
-  const recentMessages = () => harness.db('messages').where({ account_id: tenant.accountId }).andWhere('created_at', '>', new Date(Date.now() - 86_400_000));
+  const recentMessages = () =>
+    harness
+      .db('messages')
+      .where({ account_id: tenant.accountId })
+      .andWhere('created_at', '>', new Date(Date.now() - 86_400_000));
 
   it('reports the last 24 hours by default, equal to a count over the messages', async () => {
     const response = await call('GET', '/stats', { auth: tenant.key });
@@ -100,11 +108,20 @@ describe('GET /stats and GET /admin/stats', function () {
     const rows = await recentMessages();
     const keys = [...new Set(rows.map((row) => JSON.stringify([row.route_id, row.country])))].map((key) => JSON.parse(key) as [number | null, string | null]);
     const expected = keys
-      .map(([routeId, country]) => ({ route_id: routeId, country, ...figures(countOver(rows.filter((row) => row.route_id === routeId && row.country === country))) }))
+      .map(([routeId, country]) => ({
+        route_id: routeId,
+        country,
+        ...figures(countOver(rows.filter((row) => row.route_id === routeId && row.country === country))),
+      }))
       .sort((a, b) => ascendingNullLast(a.route_id, b.route_id) || ascendingNullLast(a.country, b.country));
     expect(response.body.data.groups.map(({ route_id, country, ...group }: any) => ({ route_id, country, ...figures(group) }))).to.deep.equal(expected);
     // A message the route rejected was carried by no route: like a refused or pending one, its route_id is null.
-    expect(expected.map(({ route_id, country }) => [route_id, country])).to.deep.include.members([[usRoute, 'US'], [tenant.routeIds[1], 'GB'], [null, 'FR'], [null, null]]);
+    expect(expected.map(({ route_id, country }) => [route_id, country])).to.deep.include.members([
+      [usRoute, 'US'],
+      [tenant.routeIds[1], 'GB'],
+      [null, 'FR'],
+      [null, null],
+    ]);
     const us = response.body.data.groups.find((group: any) => group.route_id === usRoute);
     expect(us.delivery_rate).to.equal(1);
     expect(response.body.data.groups.find((group: any) => group.country === 'GB').delivery_rate).to.equal(0);
@@ -112,7 +129,12 @@ describe('GET /stats and GET /admin/stats', function () {
 
   it('groups by country alone, and splits by hour with interval', async () => {
     const byCountry = (await call('GET', '/stats?group_by=country', { auth: tenant.key })).body.data.groups;
-    expect(byCountry.map((group: any) => [group.country, group.messages])).to.deep.equal([['FR', 1], ['GB', 2], ['US', 4], [null, 2]]);
+    expect(byCountry.map((group: any) => [group.country, group.messages])).to.deep.equal([
+      ['FR', 1],
+      ['GB', 2],
+      ['US', 4],
+      [null, 2],
+    ]);
     expect(byCountry.every((group: any) => !('route_id' in group))).to.equal(true);
 
     const hourly = (await call('GET', '/stats?interval=hour', { auth: tenant.key })).body.data;
@@ -138,10 +160,12 @@ describe('GET /stats and GET /admin/stats', function () {
     expect(admin.status).to.equal(200);
     expect(admin.body.data.currency).to.equal('USD');
     expect(admin.body.data.totals).to.deep.equal(own.totals);
-    expect(admin.body.data.groups.map(({ account_id, ...group }: any) => {
-      expect(account_id).to.equal(tenant.accountId);
-      return group;
-    })).to.deep.equal(own.groups);
+    expect(
+      admin.body.data.groups.map(({ account_id, ...group }: any) => {
+        expect(account_id).to.equal(tenant.accountId);
+        return group;
+      }),
+    ).to.deep.equal(own.groups);
 
     const everyone = (await call('GET', '/admin/stats?group_by=account', { auth: 'admin' })).body.data;
     const mine = everyone.groups.find((group: any) => group.account_id === tenant.accountId);
@@ -185,8 +209,17 @@ describe("the bench's statistics seed and check", function () {
       await seedStatsMessages(pool, tenant.accountId, tenant.routeIds, 2_000);
       const stats = (await call('GET', '/stats?group_by=country', { auth: tenant.key })).body.data;
       expect(await statsTotalsExact(pool, tenant.accountId, stats)).to.deep.equal({ exact: true, answered: 2_000, counted: 2_000 });
-      expect(stats.groups.map((group: any) => [group.country, group.messages])).to.deep.equal([['DE', 400], ['FR', 400], ['GB', 400], ['IN', 400], ['US', 400]]);
-      expect(stats.totals.failures).to.deep.equal([{ code: 'provider_rejected', count: 100 }, { code: 'undelivered', count: 100 }]);
+      expect(stats.groups.map((group: any) => [group.country, group.messages])).to.deep.equal([
+        ['DE', 400],
+        ['FR', 400],
+        ['GB', 400],
+        ['IN', 400],
+        ['US', 400],
+      ]);
+      expect(stats.totals.failures).to.deep.equal([
+        { code: 'provider_rejected', count: 100 },
+        { code: 'undelivered', count: 100 },
+      ]);
       // The seeded median, read from the messages: the histogram's p50 lies in its bucket, at most 2^0.5 wide.
       const { rows } = await pool.query(
         `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM delivered_at - created_at) * 1000) AS median FROM messages WHERE account_id = $1 AND status = 'delivered'`,

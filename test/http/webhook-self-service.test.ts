@@ -89,7 +89,7 @@ describe('POST /webhooks/{id}/test', () => {
     expectError(await call('POST', '/webhooks/%FF/test', { auth: tenant.key }), 400, 'parameter_invalid', 'id');
   });
 
-  it('answers 404 for an unknown endpoint and another account\'s', async () => {
+  it("answers 404 for an unknown endpoint and another account's", async () => {
     const [owner, stranger] = [await createTenant(), await createTenant()];
     const { id } = await endpointAt(owner);
     expectError(await call('POST', `/webhooks/${UNKNOWN}/test`, { auth: owner.key }), 404, 'resource_not_found', 'id');
@@ -99,14 +99,18 @@ describe('POST /webhooks/{id}/test', () => {
 });
 
 describe('GET /webhooks/{id}/attempts', () => {
-  it('lists the endpoint\'s attempts newest first, paged, by event and by outcome', async () => {
+  it("lists the endpoint's attempts newest first, paged, by event and by outcome", async () => {
     const tenant = await createTenant();
     // The first attempt fails; its retry (1 s later in tests) and everything after succeed.
     const { receiver, id } = await endpointAt(tenant, (index) => (index === 0 ? 503 : 200));
     const first = await sendTest(tenant, id);
     await receiver.waitFor((received) => received.length === 2);
     const second = await sendTest(tenant, id);
-    const all = await eventually(() => call('GET', `/webhooks/${id}/attempts`, { auth: tenant.key }), (listed) => listed.body.data.length === 3, { what: 'three attempts' });
+    const all = await eventually(
+      () => call('GET', `/webhooks/${id}/attempts`, { auth: tenant.key }),
+      (listed) => listed.body.data.length === 3,
+      { what: 'three attempts' },
+    );
     expect(all.status).to.equal(200);
     expect(all.body.data.map((a: any) => [a.event_id, a.attempt, a.succeeded, a.status_code])).to.deep.equal([
       [second, 1, true, 200],
@@ -141,7 +145,7 @@ describe('GET /webhooks/{id}/attempts', () => {
     });
   }
 
-  it('answers 404 for an unknown endpoint and another account\'s', async () => {
+  it("answers 404 for an unknown endpoint and another account's", async () => {
     const [owner, stranger] = [await createTenant(), await createTenant()];
     const created = await call('POST', '/webhooks/create', { auth: owner.key, body: { url: NOWHERE } });
     expectError(await call('GET', `/webhooks/${UNKNOWN}/attempts`, { auth: owner.key }), 404, 'resource_not_found', 'id');
@@ -150,13 +154,15 @@ describe('GET /webhooks/{id}/attempts', () => {
 });
 
 describe('POST /webhooks/{id}/rotate-secret', () => {
-  it('keeps deliveries verifiable by both secrets during the grace period, checked with the SDK\'s verifier, and by the new one only after it', async () => {
+  it("keeps deliveries verifiable by both secrets during the grace period, checked with the SDK's verifier, and by the new one only after it", async () => {
     const tenant = await createTenant();
     const { receiver, id, secret: original } = await endpointAt(tenant);
     const rotated = await call('POST', `/webhooks/${id}/rotate-secret`, { auth: tenant.key, body: { expires_in_seconds: 3600 } });
     expect(rotated.status).to.equal(200);
     const fresh = rotated.body.data.signing_secret;
-    expect(fresh).to.match(/^whsec_[0-9A-Za-z]{43}$/).and.not.equal(original);
+    expect(fresh)
+      .to.match(/^whsec_[0-9A-Za-z]{43}$/)
+      .and.not.equal(original);
     const expiresAt = Date.parse(rotated.body.data.previous_secret_expires_at);
     expect(expiresAt - Date.now()).to.be.within(3_500_000, 3_700_000);
     expect((await call('GET', `/webhooks/${id}`, { auth: tenant.key })).body.data).to.not.have.property('signing_secret');
@@ -168,7 +174,10 @@ describe('POST /webhooks/{id}/rotate-secret', () => {
     expect(verifyWebhook(during.rawBody, signatureOf(during), original).type).to.equal('webhook.test');
 
     // The grace period over (moved into the past rather than waited out): the new secret only.
-    await harness.db('webhook_endpoints').where({ id }).update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
+    await harness
+      .db('webhook_endpoints')
+      .where({ id })
+      .update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
     const after = await deliveryOf(receiver, await sendTest(tenant, id));
     expect(v1Count(signatureOf(after))).to.equal(1);
     expect(verifyWebhook(after.rawBody, signatureOf(after), fresh).type).to.equal('webhook.test');
@@ -207,7 +216,7 @@ describe('POST /webhooks/{id}/rotate-secret', () => {
     });
   }
 
-  it('answers 404 for an unknown endpoint and another account\'s, keeping the secret', async () => {
+  it("answers 404 for an unknown endpoint and another account's, keeping the secret", async () => {
     const [owner, stranger] = [await createTenant(), await createTenant()];
     const created = (await call('POST', '/webhooks/create', { auth: owner.key, body: { url: NOWHERE } })).body.data;
     expectError(await call('POST', `/webhooks/${UNKNOWN}/rotate-secret`, { auth: owner.key, body: {} }), 404, 'resource_not_found', 'id');
@@ -220,7 +229,10 @@ describe('PATCH /webhooks/{id}', () => {
   it('changes the URL, the subscription and the description, keeping what is left out', async () => {
     const tenant = await createTenant();
     const created = (await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: NOWHERE, description: 'Old' } })).body.data;
-    const response = await call('PATCH', `/webhooks/${created.id}`, { auth: tenant.key, body: { url: `${NOWHERE}/v2`, events: ['message.delivered', 'recipient.opted_out'] } });
+    const response = await call('PATCH', `/webhooks/${created.id}`, {
+      auth: tenant.key,
+      body: { url: `${NOWHERE}/v2`, events: ['message.delivered', 'recipient.opted_out'] },
+    });
     expect(response.status).to.equal(200);
     const { signing_secret: _secret, ...shown } = created;
     expect(response.body.data).to.deep.equal({ ...shown, url: `${NOWHERE}/v2`, events: ['message.delivered', 'recipient.opted_out'] });
@@ -229,7 +241,7 @@ describe('PATCH /webhooks/{id}', () => {
     expect((await call('GET', `/webhooks/${created.id}`, { auth: tenant.key })).body.data).to.deep.equal(cleared.body.data);
   });
 
-  it('disables an endpoint, abandoning its pending deliveries, and enables it again with the operator\'s rules', async () => {
+  it("disables an endpoint, abandoning its pending deliveries, and enables it again with the operator's rules", async () => {
     const tenant = await createTenant();
     const { receiver, id } = await endpointAt(tenant, 'hang');
     const pending = await sendTest(tenant, id);
@@ -271,7 +283,11 @@ describe('PATCH /webhooks/{id}', () => {
     try {
       const tenant = await createTenant();
       const created = (await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: 'https://example.com/hooks' } })).body.data;
-      const response = await call('PATCH', `/webhooks/${created.id}`, { auth: tenant.key, baseUrl: strict.baseUrl, body: { url: 'http://169.254.169.254/latest', is_active: false } });
+      const response = await call('PATCH', `/webhooks/${created.id}`, {
+        auth: tenant.key,
+        baseUrl: strict.baseUrl,
+        body: { url: 'http://169.254.169.254/latest', is_active: false },
+      });
       expectError(response, 400, 'parameter_invalid', 'url');
       expect(await endpointRow(created.id)).to.deep.include({ url: 'https://example.com/hooks', is_active: true });
     } finally {
@@ -279,7 +295,7 @@ describe('PATCH /webhooks/{id}', () => {
     }
   });
 
-  it('answers 404 for an unknown endpoint and another account\'s, changing nothing', async () => {
+  it("answers 404 for an unknown endpoint and another account's, changing nothing", async () => {
     const [owner, stranger] = [await createTenant(), await createTenant()];
     const created = (await call('POST', '/webhooks/create', { auth: owner.key, body: { url: NOWHERE } })).body.data;
     expectError(await call('PATCH', `/webhooks/${UNKNOWN}`, { auth: owner.key, body: { description: 'x' } }), 404, 'resource_not_found', 'id');

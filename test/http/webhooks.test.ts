@@ -11,7 +11,17 @@ describe('POST /webhooks/create', () => {
     const response = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: RECEIVER, description: 'Orders' } });
     expect(response.status).to.equal(201);
     const endpoint = response.body.data;
-    expect(endpoint).to.deep.include({ object: 'webhook_endpoint', url: RECEIVER, description: 'Orders', events: ['*'], is_active: true, failure_count: 0, last_success_at: null, last_failure_at: null, disabled_at: null });
+    expect(endpoint).to.deep.include({
+      object: 'webhook_endpoint',
+      url: RECEIVER,
+      description: 'Orders',
+      events: ['*'],
+      is_active: true,
+      failure_count: 0,
+      last_success_at: null,
+      last_failure_at: null,
+      disabled_at: null,
+    });
     expect(endpoint.id).to.match(/^whe_[0-9A-Za-z]{24}$/);
     expect(endpoint.signing_secret).to.match(/^whsec_[0-9A-Za-z]{43}$/);
     const fetched = await call('GET', `/webhooks/${endpoint.id}`, { auth: tenant.key });
@@ -47,7 +57,14 @@ describe('POST /webhooks/create', () => {
     const strict = await startInstance(harness.database.url, { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' });
     try {
       const tenant = await createTenant();
-      for (const url of ['http://127.0.0.1/hooks', 'http://2130706433/hooks', 'http://[::ffff:127.0.0.1]/hooks', 'http://10.0.0.8/hooks', 'http://169.254.169.254/latest', 'http://localhost/hooks']) {
+      for (const url of [
+        'http://127.0.0.1/hooks',
+        'http://2130706433/hooks',
+        'http://[::ffff:127.0.0.1]/hooks',
+        'http://10.0.0.8/hooks',
+        'http://169.254.169.254/latest',
+        'http://localhost/hooks',
+      ]) {
         const response = await call('POST', '/webhooks/create', { auth: tenant.key, baseUrl: strict.baseUrl, body: { url } });
         expectError(response, 400, 'parameter_invalid', 'url');
       }
@@ -58,7 +75,7 @@ describe('POST /webhooks/create', () => {
 });
 
 describe('GET /webhooks, GET and DELETE /webhooks/{id}', () => {
-  it('lists the account\'s endpoints newest first and forgets a deleted one', async () => {
+  it("lists the account's endpoints newest first and forgets a deleted one", async () => {
     const tenant = await createTenant();
     const first = (await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: `${RECEIVER}/1` } })).body.data;
     const second = (await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: `${RECEIVER}/2` } })).body.data;
@@ -74,7 +91,7 @@ describe('GET /webhooks, GET and DELETE /webhooks/{id}', () => {
     expect((await call('GET', '/webhooks', { auth: tenant.key })).body.data.data.map((e: { id: string }) => e.id)).to.deep.equal([second.id]);
   });
 
-  it('answers another account\'s endpoint with 404', async () => {
+  it("answers another account's endpoint with 404", async () => {
     const [owner, stranger] = [await createTenant(), await createTenant()];
     const endpoint = (await call('POST', '/webhooks/create', { auth: owner.key, body: { url: RECEIVER } })).body.data;
     expectError(await call('GET', `/webhooks/${endpoint.id}`, { auth: stranger.key }), 404, 'resource_not_found');
@@ -84,13 +101,20 @@ describe('GET /webhooks, GET and DELETE /webhooks/{id}', () => {
 });
 
 describe('GET /events', () => {
-  it('lists the account\'s events newest first, filtered by type', async () => {
+  it("lists the account's events newest first, filtered by type", async () => {
     const tenant = await sendingTenant({ routes: [{ config: { outcome: 'rejected' } }] });
     const [failedId] = await storeMessages(tenant, [{ status: 'pending' }]);
-    const sent = await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: ['+14155550123', '+10005550100'], from: 'Dispatch', body: 'Hi' } });
+    const sent = await call('POST', '/messages/bulk', {
+      auth: tenant.key,
+      body: { recipients: ['+14155550123', '+10005550100'], from: 'Dispatch', body: 'Hi' },
+    });
     expect(sent.status).to.equal(201);
     // One recipient fails in the request, the other once the send job has run.
-    const events = await eventually(() => call('GET', '/events?type=message.failed', { auth: tenant.key }), (listed) => listed.body.data.length >= 2, { what: 'two message.failed events' });
+    const events = await eventually(
+      () => call('GET', '/events?type=message.failed', { auth: tenant.key }),
+      (listed) => listed.body.data.length >= 2,
+      { what: 'two message.failed events' },
+    );
     expect(events.status).to.equal(200);
     expect(events.body.data.map((e: { type: string }) => e.type)).to.deep.equal(['message.failed', 'message.failed']);
     expect(events.body.data[0].id).to.match(/^evt_/);
@@ -125,7 +149,10 @@ describe('event retention', () => {
     await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: RECEIVER } });
     await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: ['+10005550100', '+10005550101'], from: 'Dispatch', body: 'Hi' } });
     const [old] = await harness.db('events').where({ account_id: tenant.accountId }).orderBy('id').limit(1);
-    await harness.db('events').where({ id: old.id }).update({ created_at: new Date(Date.now() - 31 * 86_400_000) });
+    await harness
+      .db('events')
+      .where({ id: old.id })
+      .update({ created_at: new Date(Date.now() - 31 * 86_400_000) });
     const listed = await call('GET', '/events', { auth: tenant.key });
     expect(listed.body.data.map((e: { id: string }) => e.id)).to.not.include(old.id);
     expect(listed.body.pagination.total).to.equal(1);

@@ -22,7 +22,11 @@ describe('sending through an HTTP provider', () => {
     await backup.stop();
   });
 
-  const httpRoute = (provider: FakeHttpProvider, extra: Record<string, unknown> = {}, price = 0.01) => ({ provider: 'http' as const, config: { url: provider.url, token: 'secret-token', ...extra }, price });
+  const httpRoute = (provider: FakeHttpProvider, extra: Record<string, unknown> = {}, price = 0.01) => ({
+    provider: 'http' as const,
+    config: { url: provider.url, token: 'secret-token', ...extra },
+    price,
+  });
 
   it('submits the message with its id as the idempotency key and a per-route delivery-report URL', async () => {
     const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
@@ -67,7 +71,8 @@ describe('sending through an HTTP provider', () => {
     const tenant = await sendingTenant({ routes: [httpRoute(primary, { timeout_ms: 200 })] });
     primary.behave({ hang: true });
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: `Lost answer ${i}` } })).body.data.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: `Lost answer ${i}` } })).body.data.id);
     for (const id of ids) expect((await waitForMessage(tenant, id, (m) => m.status !== 'pending')).error.code).to.equal('provider_timeout');
     expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('10.0000');
     const dlrUrl = primary.requests[0].body.dlr_url;
@@ -86,9 +91,17 @@ describe('sending through an HTTP provider', () => {
     expect(third).to.include({ status: 'failed', cost: 0 });
     expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('9.9800');
     const charges = await harness.db('ledger_entries').where({ message_id: ids[0] }).orderBy('id').select('kind', 'amount', 'description');
-    expect(charges.map((entry) => [entry.kind, entry.amount])).to.deep.equal([['debit', '-0.0100'], ['refund', '0.0100'], ['debit', '-0.0100']]);
+    expect(charges.map((entry) => [entry.kind, entry.amount])).to.deep.equal([
+      ['debit', '-0.0100'],
+      ['refund', '0.0100'],
+      ['debit', '-0.0100'],
+    ]);
     expect(charges[2].description).to.match(/^Charged again: the upstream delivered the message/);
-    const events = await harness.db('events').where('data', '@>', JSON.stringify({ id: ids[0] })).orderBy('created_at').pluck('type');
+    const events = await harness
+      .db('events')
+      .where('data', '@>', JSON.stringify({ id: ids[0] }))
+      .orderBy('created_at')
+      .pluck('type');
     expect(events).to.deep.equal(['message.failed', 'message.delivered']);
   });
 
@@ -115,7 +128,7 @@ describe('sending through an HTTP provider', () => {
     expect(backup.requests).to.have.length(0);
   });
 
-  it('stops at a 4xx: the message fails at once with the provider\'s error, no other route is tried, and it is refunded', async () => {
+  it("stops at a 4xx: the message fails at once with the provider's error, no other route is tried, and it is refunded", async () => {
     const tenant = await sendingTenant({ routes: [httpRoute(primary), httpRoute(backup)] });
     primary.behave({ status: 400, body: { error: { code: 'invalid_destination', message: 'The number is not reachable.' } } });
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
@@ -143,7 +156,7 @@ describe('sending through an HTTP provider', () => {
     expect(await harness.db('early_reports').where({ provider_message_id: 'early-1' })).to.have.length(0);
   });
 
-  it('applies a repeated delivery report once, and observes the message\'s sent-to-delivered time once', async () => {
+  it("applies a repeated delivery report once, and observes the message's sent-to-delivered time once", async () => {
     const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
     primary.behave({ accept: true, id: 'repeat-1' });
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
@@ -157,19 +170,28 @@ describe('sending through an HTTP provider', () => {
     // Each report is counted before its latency is observed: once all three are, so is every observation.
     const route = await routeName(tenant.routeIds[0]);
     const series = (name: string, labels = '') => new RegExp(`^dispatch_${name}\\{route="${route}"${labels}\\}`);
-    const figures = await eventually(() => scrape(), (text) => sample(text, series('delivery_reports_total', ',status="delivered"')) === 3, { what: 'the three reports counted' });
+    const figures = await eventually(
+      () => scrape(),
+      (text) => sample(text, series('delivery_reports_total', ',status="delivered"')) === 3,
+      { what: 'the three reports counted' },
+    );
     expect(sample(figures, series('delivery_latency_seconds_count'))).to.equal(1);
     const seconds = (Date.parse(delivered.delivered_at as string) - Date.parse(delivered.sent_at as string)) / 1000;
     // The answer carries milliseconds; the database, microseconds.
     expect(sample(figures, series('delivery_latency_seconds_sum'))).to.be.closeTo(seconds, 0.002);
   });
 
-  it('turns a failed report into undelivered, keeping the provider\'s reason', async () => {
+  it("turns a failed report into undelivered, keeping the provider's reason", async () => {
     const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
     primary.behave({ accept: true, id: 'gone-1' });
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
     await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'sent');
-    await primary.postReport(primary.requests[0].body.dlr_url, { id: 'gone-1', status: 'failed', error_code: 'EXPIRED', error_message: 'Validity period expired' });
+    await primary.postReport(primary.requests[0].body.dlr_url, {
+      id: 'gone-1',
+      status: 'failed',
+      error_code: 'EXPIRED',
+      error_message: 'Validity period expired',
+    });
     const undelivered = await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'undelivered');
     expect(undelivered.error).to.deep.equal({ type: 'provider_error', code: 'undelivered', message: 'Validity period expired' });
   });
@@ -188,7 +210,7 @@ describe('sending through an HTTP provider', () => {
     expect(((await malformed.json()) as { error: { code: string } }).error.code).to.equal('parameter_invalid');
   });
 
-  it("answers 400 naming the field to a report whose id or error_code holds a NUL or a lone surrogate, and leaves the message as it was", async () => {
+  it('answers 400 naming the field to a report whose id or error_code holds a NUL or a lone surrogate, and leaves the message as it was', async () => {
     const tenant = await sendingTenant({ routes: [httpRoute(primary)] });
     primary.behave({ accept: true, id: 'hostile-1' });
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
@@ -211,12 +233,20 @@ describe('sending through an HTTP provider', () => {
     const slowTenant = await sendingTenant({ routes: [httpRoute(primary, { timeout_ms: 15_000 })] });
     const fastTenant = await sendingTenant({ routes: [httpRoute(backup)] });
     primary.behave({ hang: true });
-    const slow = await Promise.all(Array.from({ length: 4 }, () => call('POST', '/messages/send', { auth: slowTenant.key, body: { to: TO, from: 'Dispatch', body: 'Slow' } })));
+    const slow = await Promise.all(
+      Array.from({ length: 4 }, () => call('POST', '/messages/send', { auth: slowTenant.key, body: { to: TO, from: 'Dispatch', body: 'Slow' } })),
+    );
     await primary.waitForRequests(4);
     const response = await call('POST', '/messages/send', { auth: fastTenant.key, body: { to: TO, from: 'Dispatch', body: 'Fast' } });
     await waitForMessage(fastTenant, response.body.data.id, (m) => m.status === 'sent');
     // Order, not time: the healthy message went out while every hanging one was still waiting on its upstream.
-    const statuses = await harness.db('messages').whereIn('id', slow.map((answer) => answer.body.data.id)).pluck('status');
+    const statuses = await harness
+      .db('messages')
+      .whereIn(
+        'id',
+        slow.map((answer) => answer.body.data.id),
+      )
+      .pluck('status');
     expect(statuses).to.deep.equal(['pending', 'pending', 'pending', 'pending']);
   });
 });

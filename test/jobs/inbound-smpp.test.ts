@@ -15,7 +15,10 @@ const ESME_RX_T_APPN = 0x64;
 const ESME_RX_P_APPN = 0x65;
 const UDHI = 0x40;
 
-const smppRoute = (smsc: FakeSmsc) => ({ provider: 'smpp' as const, config: { host: '127.0.0.1', port: smsc.port, system_id: FakeSmsc.SYSTEM_ID, password: FakeSmsc.PASSWORD } });
+const smppRoute = (smsc: FakeSmsc) => ({
+  provider: 'smpp' as const,
+  config: { host: '127.0.0.1', port: smsc.port, system_id: FakeSmsc.SYSTEM_ID, password: FakeSmsc.PASSWORD },
+});
 const digits = (number: string) => number.replace(/^\+/, '');
 const ucs2 = (text: string) => Buffer.from(text, 'utf16le').swap16();
 const udh8 = (reference: number, total: number, sequence: number) => Buffer.from([0x05, 0x00, 0x03, reference, total, sequence]);
@@ -33,7 +36,11 @@ async function storedInbound(db: Knex, routeId: number) {
 
 /** An SMPP route on a sibling Dispatch of its own (its own database), bound to the fake SMSC. */
 async function smppRouteOn(instance: Dispatch, smsc: FakeSmsc): Promise<number> {
-  const route = await call('POST', '/admin/routes', { auth: 'admin', baseUrl: instance.baseUrl, body: { name: 'SMSC', ...smppRoute(smsc), price_per_segment: 0.01 } });
+  const route = await call('POST', '/admin/routes', {
+    auth: 'admin',
+    baseUrl: instance.baseUrl,
+    body: { name: 'SMSC', ...smppRoute(smsc), price_per_segment: 0.01 },
+  });
   expect(route.status, JSON.stringify(route.body)).to.equal(201);
   await smsc.waitFor(() => smsc.boundSessions === 1, 10_000);
   return route.body.data.id;
@@ -91,7 +98,15 @@ describe('inbound messages over SMPP', function () {
 
     const stored = await storedInbound(harness.db, tenant.routeId);
     expect(stored).to.have.length(1);
-    expect(stored[0]).to.include({ body, encoding: 'UCS-2', segments: 3, complete: true, from: '+447911123456', to: tenant.number, account_id: tenant.accountId });
+    expect(stored[0]).to.include({
+      body,
+      encoding: 'UCS-2',
+      segments: 3,
+      complete: true,
+      from: '+447911123456',
+      to: tenant.number,
+      account_id: tenant.accountId,
+    });
     // A part repeated after its message was stored is a repeat still, not the start of another message.
     expect(await inbound({ data_coding: 8, esm_class: UDHI, short_message: Buffer.concat([udh8(0x5c, 3, 3), parts[2]!]) })).to.equal(0);
     expect(await harness.db('inbound_parts').where({ route_id: tenant.routeId, completed_at: null })).to.have.length(0);
@@ -101,8 +116,8 @@ describe('inbound messages over SMPP', function () {
   it('decodes GSM-7 with extension characters and Latin-1 exactly', async () => {
     // "Total: 5€ [ok] {x|y} ~^\ @£$" as unpacked GSM 03.38.
     const gsm = Buffer.from([
-      0x54, 0x6f, 0x74, 0x61, 0x6c, 0x3a, 0x20, 0x35, 0x1b, 0x65, 0x20, 0x1b, 0x3c, 0x6f, 0x6b, 0x1b, 0x3e, 0x20, 0x1b, 0x28, 0x78, 0x1b, 0x40, 0x79, 0x1b, 0x29, 0x20, 0x1b, 0x3d,
-      0x1b, 0x14, 0x1b, 0x2f, 0x20, 0x00, 0x01, 0x02,
+      0x54, 0x6f, 0x74, 0x61, 0x6c, 0x3a, 0x20, 0x35, 0x1b, 0x65, 0x20, 0x1b, 0x3c, 0x6f, 0x6b, 0x1b, 0x3e, 0x20, 0x1b, 0x28, 0x78, 0x1b, 0x40, 0x79, 0x1b,
+      0x29, 0x20, 0x1b, 0x3d, 0x1b, 0x14, 0x1b, 0x2f, 0x20, 0x00, 0x01, 0x02,
     ]);
     expect(await inbound({ data_coding: 0, short_message: gsm })).to.equal(0);
     expect(await inbound({ data_coding: 3, short_message: Buffer.from('Ça coûte 5 £, ¿sí? ÿ', 'latin1') })).to.equal(0);
@@ -119,10 +134,18 @@ describe('inbound messages over SMPP', function () {
     const sixteen = ['Sixteen-bit reference, ', 'second half.'];
     const from = randomHandset();
     // The same low byte (0x34) in both references.
-    expect(await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh16(0x1234, 2, 2), Buffer.from(sixteen[1]!)]) })).to.equal(0);
-    expect(await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh8(0x34, 2, 2), Buffer.from(eight[1]!)]) })).to.equal(0);
-    expect(await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh8(0x34, 2, 1), Buffer.from(eight[0]!)]) })).to.equal(0);
-    expect(await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh16(0x1234, 2, 1), Buffer.from(sixteen[0]!)]) })).to.equal(0);
+    expect(
+      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh16(0x1234, 2, 2), Buffer.from(sixteen[1]!)]) }),
+    ).to.equal(0);
+    expect(
+      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh8(0x34, 2, 2), Buffer.from(eight[1]!)]) }),
+    ).to.equal(0);
+    expect(
+      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh8(0x34, 2, 1), Buffer.from(eight[0]!)]) }),
+    ).to.equal(0);
+    expect(
+      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh16(0x1234, 2, 1), Buffer.from(sixteen[0]!)]) }),
+    ).to.equal(0);
     const stored = await storedInbound(harness.db, tenant.routeId);
     expect(stored.map((m) => [m.body, m.segments, m.complete])).to.deep.equal([
       [short, 2, true],
@@ -164,7 +187,15 @@ describe('inbound messages over SMPP, on a Dispatch of their own', function () {
   it('stores a lone part, marked incomplete, once its siblings have not come within INBOUND_PART_TIMEOUT_SECONDS', async () => {
     instance = await startInstance(database.url, { INBOUND_PART_TIMEOUT_SECONDS: '1' });
     const routeId = await smppRouteOn(instance, smsc);
-    expect(await smsc.sendInbound({ source_addr: '447911123456', destination_addr: '447911223344', data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh8(9, 3, 2), Buffer.from('the middle')]) })).to.equal(0);
+    expect(
+      await smsc.sendInbound({
+        source_addr: '447911123456',
+        destination_addr: '447911223344',
+        data_coding: 0,
+        esm_class: UDHI,
+        short_message: Buffer.concat([udh8(9, 3, 2), Buffer.from('the middle')]),
+      }),
+    ).to.equal(0);
     expect(await storedInbound(db, routeId)).to.have.length(0);
 
     // The reconciler runs every minute; a run asked for now stores what has waited out its second.
@@ -192,7 +223,12 @@ describe('inbound messages over SMPP, on a Dispatch of their own', function () {
 
     relay.down();
     smsc.redeliverAfterMs = 100;
-    const message = { source_addr: '447911123456', destination_addr: '447911223344', data_coding: 0, short_message: Buffer.from('Reply while the database is out') };
+    const message = {
+      source_addr: '447911123456',
+      destination_addr: '447911223344',
+      data_coding: 0,
+      short_message: Buffer.from('Reply while the database is out'),
+    };
     expect(await smsc.sendInbound(message)).to.equal(ESME_RX_T_APPN);
     expect(await storedInbound(db, routeId)).to.have.length(0);
 

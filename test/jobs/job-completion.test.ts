@@ -10,7 +10,10 @@ describe('send jobs that finish together', () => {
     const sends = await Promise.all(
       tenants.flatMap((tenant) =>
         Array.from({ length: 6 }, async (_, index) => {
-          const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: '+14155550123', from: 'Dispatch', body: `Completion ${index}` } });
+          const response = await call('POST', '/messages/send', {
+            auth: tenant.key,
+            body: { to: '+14155550123', from: 'Dispatch', body: `Completion ${index}` },
+          });
           expect(response.status).to.equal(201);
           return { tenant, id: response.body.data.id as string };
         }),
@@ -21,7 +24,12 @@ describe('send jobs that finish together', () => {
     const ids = sends.map(({ id }) => id);
     const jobs = await eventually(
       async () =>
-        (await harness.db.raw(`SELECT id, state, retry_count FROM pgboss.job WHERE name = 'send-message' AND jsonb_exists_any(data->'message_ids', ?::text[])`, [ids])).rows as { state: string; retry_count: number }[],
+        (
+          await harness.db.raw(
+            `SELECT id, state, retry_count FROM pgboss.job WHERE name = 'send-message' AND jsonb_exists_any(data->'message_ids', ?::text[])`,
+            [ids],
+          )
+        ).rows as { state: string; retry_count: number }[],
       (rows) => rows.length > 0 && rows.every((row) => row.state === 'completed'),
       { what: 'every send job of these messages completed' },
     );

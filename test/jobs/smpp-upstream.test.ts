@@ -21,7 +21,10 @@ describe('sending through an SMPP provider', () => {
     await backup.stop();
   });
 
-  const smppRoute = (peer: FakeSmsc) => ({ provider: 'smpp' as const, config: { host: '127.0.0.1', port: peer.port, system_id: FakeSmsc.SYSTEM_ID, password: FakeSmsc.PASSWORD } });
+  const smppRoute = (peer: FakeSmsc) => ({
+    provider: 'smpp' as const,
+    config: { host: '127.0.0.1', port: peer.port, system_id: FakeSmsc.SYSTEM_ID, password: FakeSmsc.PASSWORD },
+  });
 
   it('sends a long UCS-2 message as concatenated parts and applies the DELIVRD receipt', async () => {
     const tenant = await sendingTenant({ routes: [smppRoute(smsc)] });

@@ -46,7 +46,13 @@ describe('messages that no live job will move', () => {
   });
 
   it('are failed with provider_timeout and refunded, never submitted again, when a submission was in flight', async () => {
-    const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: provider.url } }, { provider: 'http', config: { url: provider.url } }], baseUrl: quiet.dispatch.baseUrl });
+    const tenant = await sendingTenant({
+      routes: [
+        { provider: 'http', config: { url: provider.url } },
+        { provider: 'http', config: { url: provider.url } },
+      ],
+      baseUrl: quiet.dispatch.baseUrl,
+    });
     const id = await pendingMessage(tenant, 2);
     await beginSubmission(db(), id, tenant.routeIds[0]);
     await reconcileAll(quiet.dispatch);
@@ -62,7 +68,13 @@ describe('messages that no live job will move', () => {
   it('are submitted again to the same idempotent route under the same key when a submission was in flight there', async () => {
     const other = await FakeHttpProvider.start();
     try {
-      const tenant = await sendingTenant({ routes: [{ provider: 'http', config: { url: other.url } }, { provider: 'http', config: { url: provider.url, idempotent: true } }], baseUrl: quiet.dispatch.baseUrl });
+      const tenant = await sendingTenant({
+        routes: [
+          { provider: 'http', config: { url: other.url } },
+          { provider: 'http', config: { url: provider.url, idempotent: true } },
+        ],
+        baseUrl: quiet.dispatch.baseUrl,
+      });
       provider.behave({ accept: true, id: 'again-1' });
       const id = await pendingMessage(tenant, 2);
       await beginSubmission(db(), id, tenant.routeIds[1]);

@@ -14,7 +14,8 @@ async function subscribe(tenant: Tenant, receiver: WebhookReceiver, events?: str
   return response.body.data as { id: string; signing_secret: string };
 }
 
-const send = (tenant: Tenant, body = 'Hello') => call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body, reference: 'order-9' } });
+const send = (tenant: Tenant, body = 'Hello') =>
+  call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body, reference: 'order-9' } });
 
 describe('webhook delivery', () => {
   let receiver: WebhookReceiver;

@@ -18,7 +18,13 @@ const FAULTS: Array<{ fault: string; answer: Answer; statusCode: number | null; 
   { fault: 'answers 410', answer: 410, statusCode: 410, error: 'HTTP 410', probation: false },
   { fault: 'closes the connection mid-body', answer: 'close-mid-body', statusCode: 200, error: /^response interrupted/, probation: false },
   { fault: 'answers after the deadline', answer: { status: 200, afterMs: 1500 }, statusCode: null, error: 'no answer within 1000 ms', probation: true },
-  { fault: 'sends its headers and stalls the body', answer: 'stall', statusCode: 200, error: 'no answer within 1000 ms (status 200 received, body unfinished)', probation: true },
+  {
+    fault: 'sends its headers and stalls the body',
+    answer: 'stall',
+    statusCode: 200,
+    error: 'no answer within 1000 ms (status 200 received, body unfinished)',
+    probation: true,
+  },
 ];
 
 describe('webhook receiver faults', function () {
@@ -36,7 +42,9 @@ describe('webhook receiver faults', function () {
   }
 
   const bulk = async (tenant: Tenant, count: number, from: number) =>
-    expect((await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: recipients(count, from), from: 'Dispatch', body: 'Hi' } })).status).to.equal(201);
+    expect(
+      (await call('POST', '/messages/bulk', { auth: tenant.key, body: { recipients: recipients(count, from), from: 'Dispatch', body: 'Hi' } })).status,
+    ).to.equal(201);
 
   it("ends each fault in an abandoned delivery after every attempt of the schedule, while another account's endpoint gets its events on the first attempt", async () => {
     const faulty = await sendingTenant({ routes: [{ config: { outcome: 'rejected' } }] });
@@ -58,8 +66,12 @@ describe('webhook receiver faults', function () {
       const [delivery] = await deliveriesOf(id);
       expect(delivery, fault).to.include({ status: 'abandoned', attempts: SCHEDULE.length });
       const attempts = await attemptsOf(id);
-      expect(attempts.map((a) => [a.attempt, a.succeeded, a.status_code]), fault).to.deep.equal(SCHEDULE.map((_, n) => [n + 1, false, statusCode]));
-      for (const attempt of attempts) expect(attempt.error, fault).to.match(typeof error === 'string' ? new RegExp(`^${error.replace(/[()]/g, '\\$&')}$`) : error);
+      expect(
+        attempts.map((a) => [a.attempt, a.succeeded, a.status_code]),
+        fault,
+      ).to.deep.equal(SCHEDULE.map((_, n) => [n + 1, false, statusCode]));
+      for (const attempt of attempts)
+        expect(attempt.error, fault).to.match(typeof error === 'string' ? new RegExp(`^${error.replace(/[()]/g, '\\$&')}$`) : error);
       // Each retry came no sooner than its place in the schedule after the attempt before it had begun.
       expect(receiver.received, fault).to.have.length(SCHEDULE.length);
       for (let n = 1; n < SCHEDULE.length; n++) {
@@ -76,7 +88,10 @@ describe('webhook receiver faults', function () {
     const { id, receiver } = await endpoint(tenant, { status: 204, afterMs: 700 });
     await bulk(tenant, 2, 4200);
     await waitUntil('the slow deliveries settled', () => allSettled(id, 2));
-    expect((await deliveriesOf(id)).map((d) => [d.status, d.attempts])).to.deep.equal([['succeeded', 1], ['succeeded', 1]]);
+    expect((await deliveriesOf(id)).map((d) => [d.status, d.attempts])).to.deep.equal([
+      ['succeeded', 1],
+      ['succeeded', 1],
+    ]);
     expect(await endpointRow(id)).to.include({ failure_count: 0, prompt_since: null });
 
     receiver.answerWith(204);

@@ -98,13 +98,23 @@ describe('webhook turns while hanging endpoints hold every shared slot', functio
     const flooding = await rejectingTenant(suite.dispatch.baseUrl);
     const hanging: { receiver: WebhookReceiver; id: string }[] = [];
     for (let i = 0; i < SHARED_SLOTS + 4; i++) hanging.push(await endpoint(flooding, 'hang'));
-    await ok(201, call('POST', '/messages/bulk', { auth: flooding, baseUrl: suite.dispatch.baseUrl, body: { recipients: recipients.slice(0, 1), from: 'Dispatch', body: 'Flood' } }));
+    await ok(
+      201,
+      call('POST', '/messages/bulk', {
+        auth: flooding,
+        baseUrl: suite.dispatch.baseUrl,
+        body: { recipients: recipients.slice(0, 1), from: 'Dispatch', body: 'Flood' },
+      }),
+    );
     const holding = () => hanging.filter(({ receiver }) => receiver.openRequests > 0);
     await waitUntil('the hanging endpoints holding every shared slot', () => holding().length === SHARED_SLOTS);
 
     const other = await rejectingTenant(suite.dispatch.baseUrl);
     const fresh = await endpoint(other, 200);
-    await ok(201, call('POST', '/messages/send', { auth: other, baseUrl: suite.dispatch.baseUrl, body: { to: recipients[1], from: 'Dispatch', body: 'Hello' } }));
+    await ok(
+      201,
+      call('POST', '/messages/send', { auth: other, baseUrl: suite.dispatch.baseUrl, body: { to: recipients[1], from: 'Dispatch', body: 'Hello' } }),
+    );
     // Its job is queued behind the four hanging endpoints' older ones; no slot is free yet.
     await waitUntil('its delivery queued', async () => (await deliveriesOf(fresh.id, suite.dispatch.db)).length === 1);
     expect(await attemptsOf(fresh.id, suite.dispatch.db)).to.have.length(0);

@@ -14,7 +14,11 @@ const DISTANT_RETRIES = { retrySchedule: [0, 3600, 3600], disableAfter: 25, time
 /** What the reconciler sees a minute from now: every delivery written by the test is past the grace. */
 const aMinuteLater = () => new Date(Date.now() + 60_000);
 
-const jobsOf = (deliveryId: number) => harness.db('pgboss.job').where({ name: QUEUES.deliverWebhook.name }).whereRaw("data->>'delivery_id' = ?", [String(deliveryId)]);
+const jobsOf = (deliveryId: number) =>
+  harness
+    .db('pgboss.job')
+    .where({ name: QUEUES.deliverWebhook.name })
+    .whereRaw("data->>'delivery_id' = ?", [String(deliveryId)]);
 
 describe('reconcileWebhookDeliveries', function () {
   this.timeout(30_000);
@@ -52,7 +56,10 @@ describe('reconcileWebhookDeliveries', function () {
     await receiver.waitFor((received) => received.length >= 1);
     await waitUntil('the delivery settled', async () => (await deliveriesOf(endpointId))[0].status !== 'pending');
     expect((await deliveriesOf(endpointId))[0]).to.include({ status: 'succeeded', attempts: 2 });
-    expect((await attemptsOf(endpointId)).map((a) => [a.attempt, a.succeeded])).to.deep.equal([[1, false], [2, true]]);
+    expect((await attemptsOf(endpointId)).map((a) => [a.attempt, a.succeeded])).to.deep.equal([
+      [1, false],
+      [2, true],
+    ]);
   });
 
   it('abandons a stranded delivery that has no attempt left, and counts it against its endpoint', async () => {

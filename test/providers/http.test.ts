@@ -104,7 +104,9 @@ describe('HTTP provider', () => {
     });
 
     it('falls back to provider_rejected and the status when the error body is not JSON or lacks the fields', async () => {
-      fake.behave((_body, index) => (index === 0 ? { status: 400, body: '<html>Bad Request</html>' } : { status: 422, body: { error: { message: 'Sender not allowed.' } } }));
+      fake.behave((_body, index) =>
+        index === 0 ? { status: 400, body: '<html>Bad Request</html>' } : { status: 422, body: { error: { message: 'Sender not allowed.' } } },
+      );
       expect(await provider().submit(message())).to.deep.equal({ status: 'rejected', code: 'provider_rejected', message: 'HTTP 400 from provider' });
       expect(await provider().submit(message())).to.deep.equal({ status: 'rejected', code: 'provider_rejected', message: 'Sender not allowed.' });
     });
@@ -224,7 +226,11 @@ describe('HTTP provider', () => {
     it('is rejected as provider_invalid_response when a 2xx body is not JSON, since the provider may have taken it', async () => {
       fake.behave({ status: 200, body: '<html>OK</html>' });
       const outcome = await provider().submit(message());
-      expect(outcome).to.deep.equal({ status: 'rejected', code: 'provider_invalid_response', message: 'HTTP 200 from provider without a message id in its body' });
+      expect(outcome).to.deep.equal({
+        status: 'rejected',
+        code: 'provider_invalid_response',
+        message: 'HTTP 200 from provider without a message id in its body',
+      });
     });
 
     it('does not follow a 302 redirect, and rejects it', async () => {

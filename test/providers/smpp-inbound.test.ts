@@ -5,7 +5,15 @@ import { readInboundPdu, udhConcatenation } from '../../providers/smpp-inbound.t
 
 /** A deliver_sm as the ESME's side of the smpp package reads it off the wire. */
 function received(fields: Record<string, unknown>): Pdu {
-  const sent = new smpp.PDU('deliver_sm', { source_addr_ton: 1, source_addr_npi: 1, source_addr: '447911123456', dest_addr_ton: 1, dest_addr_npi: 1, destination_addr: '447911223344', ...fields });
+  const sent = new smpp.PDU('deliver_sm', {
+    source_addr_ton: 1,
+    source_addr_npi: 1,
+    source_addr: '447911123456',
+    dest_addr_ton: 1,
+    dest_addr_npi: 1,
+    destination_addr: '447911223344',
+    ...fields,
+  });
   return new smpp.PDU(sent.toBuffer() as never);
 }
 
@@ -21,8 +29,8 @@ describe('reading an SMPP deliver_sm as an inbound message', () => {
   it('decodes GSM-7 (data_coding 0) with the extension table exactly', () => {
     // "Price: 5€ {a|b} [x] ~^\ @£" in unpacked GSM 03.38, each extension character as ESC + code.
     const bytes = Buffer.from([
-      0x50, 0x72, 0x69, 0x63, 0x65, 0x3a, 0x20, 0x35, 0x1b, 0x65, 0x20, 0x1b, 0x28, 0x61, 0x1b, 0x40, 0x62, 0x1b, 0x29, 0x20, 0x1b, 0x3c, 0x78, 0x1b, 0x3e, 0x20, 0x1b, 0x3d,
-      0x1b, 0x14, 0x1b, 0x2f, 0x20, 0x00, 0x01, 0x1b, 0x0a,
+      0x50, 0x72, 0x69, 0x63, 0x65, 0x3a, 0x20, 0x35, 0x1b, 0x65, 0x20, 0x1b, 0x28, 0x61, 0x1b, 0x40, 0x62, 0x1b, 0x29, 0x20, 0x1b, 0x3c, 0x78, 0x1b, 0x3e,
+      0x20, 0x1b, 0x3d, 0x1b, 0x14, 0x1b, 0x2f, 0x20, 0x00, 0x01, 0x1b, 0x0a,
     ]);
     const delivery = read({ data_coding: 0, short_message: bytes });
     expect(delivery).to.deep.equal({ from: '+447911123456', to: '+447911223344', body: 'Price: 5€ {a|b} [x] ~^\\ @£\f', encoding: 'GSM-7' });
@@ -61,7 +69,11 @@ describe('reading an SMPP deliver_sm as an inbound message', () => {
 
   it('finds the concatenation IE among other IEs of the UDH', () => {
     // A port-addressing IE (05) first, then IE 00.
-    expect(udhConcatenation([Buffer.from([0x05, 0x04, 0x0b, 0x84, 0x23, 0xf0]), Buffer.from([0x00, 0x03, 0x07, 0x02, 0x01])])).to.deep.equal({ reference: 7, total: 2, sequence: 1 });
+    expect(udhConcatenation([Buffer.from([0x05, 0x04, 0x0b, 0x84, 0x23, 0xf0]), Buffer.from([0x00, 0x03, 0x07, 0x02, 0x01])])).to.deep.equal({
+      reference: 7,
+      total: 2,
+      sequence: 1,
+    });
     expect(udhConcatenation([Buffer.from([0x05, 0x04, 0x0b, 0x84, 0x23, 0xf0])])).to.equal(undefined);
   });
 
@@ -77,7 +89,9 @@ describe('reading an SMPP deliver_sm as an inbound message', () => {
   });
 
   it('keeps a short code and an alphanumeric address as sent, and adds + to a long number of unknown TON', () => {
-    expect(read({ data_coding: 0, short_message: Buffer.from('Hi'), source_addr_ton: 0, source_addr: '447911123456', dest_addr_ton: 3, destination_addr: '60777' })).to.include({
+    expect(
+      read({ data_coding: 0, short_message: Buffer.from('Hi'), source_addr_ton: 0, source_addr: '447911123456', dest_addr_ton: 3, destination_addr: '60777' }),
+    ).to.include({
       from: '+447911123456',
       to: '60777',
     });
@@ -86,7 +100,9 @@ describe('reading an SMPP deliver_sm as an inbound message', () => {
 
   it('refuses a data_coding it does not store, a part numbered outside its message, and a message without a sender', () => {
     expect(readInboundPdu(received({ data_coding: 4, short_message: Buffer.from([1, 2, 3]) }))).to.deep.include({ ok: false });
-    expect(readInboundPdu(received({ data_coding: 0, esm_class: 0x40, short_message: Buffer.from([0x05, 0x00, 0x03, 0x01, 0x02, 0x03, 0x48]) }))).to.deep.include({ ok: false });
+    expect(
+      readInboundPdu(received({ data_coding: 0, esm_class: 0x40, short_message: Buffer.from([0x05, 0x00, 0x03, 0x01, 0x02, 0x03, 0x48]) })),
+    ).to.deep.include({ ok: false });
     expect(readInboundPdu(received({ data_coding: 0, short_message: Buffer.from('Hi'), source_addr: '' }))).to.deep.include({ ok: false });
   });
 });

@@ -13,7 +13,16 @@ const FAST: SmppOptions = { enquireLinkMs: 1_000, responseTimeoutMs: 1_000, rebi
 
 function message(body: string, overrides: Partial<OutboundMessage> = {}): OutboundMessage {
   const plan = planSegments(body);
-  return { messageId: 'msg_test', to: '+447700900123', from: '+447700900001', body, encoding: plan.encoding, segments: plan.segments, parts: plan.parts, ...overrides };
+  return {
+    messageId: 'msg_test',
+    to: '+447700900123',
+    from: '+447700900001',
+    body,
+    encoding: plan.encoding,
+    segments: plan.segments,
+    parts: plan.parts,
+    ...overrides,
+  };
 }
 
 describe('SMPP provider', () => {
@@ -32,7 +41,13 @@ describe('SMPP provider', () => {
   function connect(config: Partial<SmppConfig> = {}, options: SmppOptions = {}): Provider {
     const provider = createSmppProvider(
       { host: '127.0.0.1', port: smsc.port, system_id: FakeSmsc.SYSTEM_ID, password: FakeSmsc.PASSWORD, ...config },
-      { routeId: 1, dlrUrl: 'http://127.0.0.1/unused', onReport: (report) => onReport(report), onInbound: async (delivery) => void inbound.push(delivery), logger },
+      {
+        routeId: 1,
+        dlrUrl: 'http://127.0.0.1/unused',
+        onReport: (report) => onReport(report),
+        onInbound: async (delivery) => void inbound.push(delivery),
+        logger,
+      },
       { ...FAST, ...options },
     );
     providers.push(provider);
@@ -121,7 +136,11 @@ describe('SMPP provider', () => {
       });
       expect(smsc.submits.map((submit) => decodeGsm7(submit.shortMessage)).join('')).to.equal(body);
       expect(smsc.submits.map((submit) => submit.text).join('')).to.equal(body);
-      expect(outcome).to.deep.equal({ status: 'accepted', providerMessageId: smsc.submits[0]!.messageId, partIds: smsc.submits.map((submit) => submit.messageId) });
+      expect(outcome).to.deep.equal({
+        status: 'accepted',
+        providerMessageId: smsc.submits[0]!.messageId,
+        partIds: smsc.submits.map((submit) => submit.messageId),
+      });
       expect(new Set(smsc.submits.map((submit) => submit.messageId)).size).to.equal(3);
     });
 
@@ -186,7 +205,11 @@ describe('SMPP provider', () => {
 
       const outcome = await provider.submit(message('hello'));
 
-      expect(outcome).to.deep.equal({ status: 'unknown', code: 'provider_timeout', message: 'SMPP no submit_sm_resp within 300 ms; the SMSC may have sent it' });
+      expect(outcome).to.deep.equal({
+        status: 'unknown',
+        code: 'provider_timeout',
+        message: 'SMPP no submit_sm_resp within 300 ms; the SMSC may have sent it',
+      });
       expect(smsc.submits).to.have.length(1);
     });
 
@@ -211,7 +234,11 @@ describe('SMPP provider', () => {
       smsc.respondWith((submit) => (submit.udh?.[5] === 2 ? null : 0));
       const outcome = await connect({}, { responseTimeoutMs: 300 }).submit(message('z'.repeat(400)));
 
-      expect(outcome).to.deep.equal({ status: 'unknown', code: 'provider_timeout', message: 'part 2 of 3: SMPP no submit_sm_resp within 300 ms; the SMSC may have sent it' });
+      expect(outcome).to.deep.equal({
+        status: 'unknown',
+        code: 'provider_timeout',
+        message: 'part 2 of 3: SMPP no submit_sm_resp within 300 ms; the SMSC may have sent it',
+      });
       expect(smsc.submits).to.have.length(2);
     });
 
@@ -220,7 +247,9 @@ describe('SMPP provider', () => {
       const outcome = await connect().submit(message('z'.repeat(400)));
 
       expect(outcome).to.include({ status: 'rejected', code: 'provider_rejected' });
-      expect(outcome).to.have.property('message').that.matches(/^part 2 of 3: SMPP ESME_RTHROTTLED \(0x58\); /);
+      expect(outcome)
+        .to.have.property('message')
+        .that.matches(/^part 2 of 3: SMPP ESME_RTHROTTLED \(0x58\); /);
     });
 
     it('is retryable when the first part is throttled', async () => {
@@ -468,27 +497,39 @@ describe('SMPP provider', () => {
       expect(await smsc.sendReceiptText('no sender', { esm_class: 0 })).to.equal(0x65);
 
       expect(inbound).to.deep.equal([]);
-      expect(logs.filter((line) => line.level === 'warn').map((line) => line.message)).to.deep.equal(['SMPP inbound message dropped: it cannot be read; refused for good (ESME_RX_P_APPN)']);
+      expect(logs.filter((line) => line.level === 'warn').map((line) => line.message)).to.deep.equal([
+        'SMPP inbound message dropped: it cannot be read; refused for good (ESME_RX_P_APPN)',
+      ]);
     });
 
     it('answers ESME_RX_T_APPN to an inbound message that could not be stored', async () => {
       const provider = createSmppProvider(
         { host: '127.0.0.1', port: smsc.port, system_id: FakeSmsc.SYSTEM_ID, password: FakeSmsc.PASSWORD },
-        { routeId: 1, dlrUrl: 'http://127.0.0.1/unused', onReport: async () => {}, onInbound: async () => Promise.reject(new Error('database unavailable')), logger },
+        {
+          routeId: 1,
+          dlrUrl: 'http://127.0.0.1/unused',
+          onReport: async () => {},
+          onInbound: async () => Promise.reject(new Error('database unavailable')),
+          logger,
+        },
         FAST,
       );
       providers.push(provider);
       await smsc.waitFor(() => smsc.binds === 1);
 
       expect(await smsc.sendReceiptText('Hello', { esm_class: 0, source_addr: '447911123456' })).to.equal(0x64);
-      expect(logs.some((line) => line.level === 'warn' && line.message === 'SMPP inbound message not recorded; asking the SMSC to deliver it again')).to.equal(true);
+      expect(logs.some((line) => line.level === 'warn' && line.message === 'SMPP inbound message not recorded; asking the SMSC to deliver it again')).to.equal(
+        true,
+      );
     });
   });
 
   describe('closing', () => {
     /** The provider in a process of its own, which must exit by itself once the provider is closed. */
     function isolated(password: string, mode: 'submit' | 'refused') {
-      const child = spawn(process.execPath, [fileURLToPath(new URL('./programs/smpp-close.ts', import.meta.url)), String(smsc.port), password, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, [fileURLToPath(new URL('./programs/smpp-close.ts', import.meta.url)), String(smsc.port), password, mode], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
       let output = '';
       child.stdout.on('data', (chunk) => (output += chunk));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -525,7 +566,9 @@ describe('SMPP provider', () => {
 
 describe('SMPP receipt text', () => {
   it('reads the SMPP 3.4 Appendix B format', () => {
-    expect(parseReceiptText('id:0123456789 sub:001 dlvrd:001 submit date:2401311400 done date:2401311415 stat:DELIVRD err:000 text:Hello id:999')).to.deep.equal({
+    expect(
+      parseReceiptText('id:0123456789 sub:001 dlvrd:001 submit date:2401311400 done date:2401311415 stat:DELIVRD err:000 text:Hello id:999'),
+    ).to.deep.equal({
       id: '0123456789',
       sub: '001',
       dlvrd: '001',
@@ -581,7 +624,7 @@ describe('SMPP receipt text', () => {
       errorCode: 'EXPIRED',
       errorMessage: 'stat:EXPIRED',
     });
-    expect(receiptToReport({ text: 'id:1 stat:REJECTD', receiptedMessageId: 'ff01\u0004\'' })).to.include({ providerMessageId: 'ff01', errorCode: 'REJECTD' });
+    expect(receiptToReport({ text: 'id:1 stat:REJECTD', receiptedMessageId: "ff01\u0004'" })).to.include({ providerMessageId: 'ff01', errorCode: 'REJECTD' });
   });
 
   it('gives no report for states that are not final, unknown states, or a receipt without an id', () => {

@@ -21,7 +21,8 @@ import { inboundTenant, randomHandset, simulateInbound } from '../support/inboun
 
 const TO = '+14155550123';
 // Every answer the SDK receives is checked against openapi.yaml, as the rest of the suite's are.
-const sdk = (apiKey: string, options: Partial<DispatchOptions> = {}) => new Dispatch({ apiKey, baseUrl: harness.baseUrl, fetch: contractCheckingFetch, ...options });
+const sdk = (apiKey: string, options: Partial<DispatchOptions> = {}) =>
+  new Dispatch({ apiKey, baseUrl: harness.baseUrl, fetch: contractCheckingFetch, ...options });
 
 /** An SDK whose `requests` counts the HTTP requests it makes. */
 function countingSdk(apiKey: string) {
@@ -53,7 +54,11 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 function waitFor(dispatch: Dispatch, id: string, status: Message['status']): Promise<Message> {
-  return eventually(() => dispatch.messages.get(id), (message) => message.status === status, { what: `message ${id} to be ${status}` });
+  return eventually(
+    () => dispatch.messages.get(id),
+    (message) => message.status === status,
+    { what: `message ${id} to be ${status}` },
+  );
 }
 
 describe('SDK against a live Dispatch', () => {
@@ -225,12 +230,24 @@ describe('SDK against a live Dispatch', () => {
     expect(fromAlice.data.map((message) => message.body)).to.deep.equal(['Thanks', 'Is my parcel coming today?']);
     expect(fromAlice.pagination).to.include({ total: 2, has_more: false });
     const read = await dispatch.inboundMessages.get(second.id);
-    expect(read).to.include({ id: second.id, object: 'inbound_message', from: bob, to: tenant.number, body: 'Stop!', keyword: 'STOP', route_id: tenant.routeId });
+    expect(read).to.include({
+      id: second.id,
+      object: 'inbound_message',
+      from: bob,
+      to: tenant.number,
+      body: 'Stop!',
+      keyword: 'STOP',
+      route_id: tenant.routeId,
+    });
     expect(await rejection(dispatch.inboundMessages.get('inb_000000000000000000000000'))).to.include({ status: 404, code: 'resource_not_found' });
 
     const received = await dispatch.events.list({ type: 'message.received' });
     expect(received.data.map((event) => event.data)).to.deep.include(read);
-    const optedOut = await eventually(() => dispatch.events.list({ type: 'recipient.opted_out' }), (page) => page.data.length === 1, { what: "bob's opt-out event" });
+    const optedOut = await eventually(
+      () => dispatch.events.list({ type: 'recipient.opted_out' }),
+      (page) => page.data.length === 1,
+      { what: "bob's opt-out event" },
+    );
     expect(optedOut.data[0].data).to.include({ number: bob, source: 'keyword', keyword: 'STOP' });
   });
 

@@ -47,7 +47,14 @@ describe('the SDK as a package of its own', function () {
     const rawBody = JSON.stringify({ id: 'evt_packed', object: 'event', type: 'message.sent', created_at: new Date().toISOString(), data: {} });
     const { stdout } = await run(process.execPath, ['use.js'], {
       cwd: project,
-      env: { ...process.env, KEY: tenant.key, BASE_URL: harness.baseUrl, RAW_BODY: rawBody, SECRET: secret, SIGNATURE: signPayload(rawBody, secret, Math.floor(Date.now() / 1000)) },
+      env: {
+        ...process.env,
+        KEY: tenant.key,
+        BASE_URL: harness.baseUrl,
+        RAW_BODY: rawBody,
+        SECRET: secret,
+        SIGNATURE: signPayload(rawBody, secret, Math.floor(Date.now() / 1000)),
+      },
     });
     const used = JSON.parse(stdout);
     expect(used.message.id).to.match(/^msg_/);

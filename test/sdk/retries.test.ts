@@ -29,13 +29,38 @@ const failure = (status: number, type: string, code: string, headers: Record<str
 });
 const balance = { object: 'balance', balance: 5, currency: 'USD', as_of: '2025-11-21T14:03:27.512Z' };
 const message = {
-  id: 'msg_mock000000000000000000000', object: 'message', to: '+14155550123', from: 'Dispatch', body: 'Hi', status: 'pending',
-  cost: 0.01, currency: 'USD', route_id: 1, provider_message_id: null, attempts: 0, error: null, reference: null,
-  segments: 1, encoding: 'GSM-7', created_at: '2025-11-21T14:03:27.512Z', sent_at: null, delivered_at: null, failed_at: null,
+  id: 'msg_mock000000000000000000000',
+  object: 'message',
+  to: '+14155550123',
+  from: 'Dispatch',
+  body: 'Hi',
+  status: 'pending',
+  cost: 0.01,
+  currency: 'USD',
+  route_id: 1,
+  provider_message_id: null,
+  attempts: 0,
+  error: null,
+  reference: null,
+  segments: 1,
+  encoding: 'GSM-7',
+  created_at: '2025-11-21T14:03:27.512Z',
+  sent_at: null,
+  delivered_at: null,
+  failed_at: null,
 };
 const endpoint = {
-  id: 'whe_mock000000000000000000000', object: 'webhook_endpoint', url: 'https://example.com/hook', description: null, events: ['*'],
-  is_active: true, failure_count: 0, last_success_at: null, last_failure_at: null, disabled_at: null, created_at: '2025-11-21T14:03:27.512Z',
+  id: 'whe_mock000000000000000000000',
+  object: 'webhook_endpoint',
+  url: 'https://example.com/hook',
+  description: null,
+  events: ['*'],
+  is_active: true,
+  failure_count: 0,
+  last_success_at: null,
+  last_failure_at: null,
+  disabled_at: null,
+  created_at: '2025-11-21T14:03:27.512Z',
   signing_secret: 'whsec_mock',
 };
 
@@ -49,7 +74,11 @@ async function scriptedServer(script: Scripted[]) {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
       const answer = script[Math.min(seen.length - 1, script.length - 1)];
       const payload = answer.raw ?? JSON.stringify(answer.body);
-      res.writeHead(answer.status, { 'content-type': answer.raw === undefined ? 'application/json' : 'text/html', 'x-request-id': meta.request_id, ...answer.headers });
+      res.writeHead(answer.status, {
+        'content-type': answer.raw === undefined ? 'application/json' : 'text/html',
+        'x-request-id': meta.request_id,
+        ...answer.headers,
+      });
       res.end(payload);
     });
   });
@@ -113,7 +142,11 @@ describe('SDK retries', () => {
   });
 
   it('sends every retry of a send with the same Idempotency-Key, generated when none is given', async () => {
-    server = await scriptedServer([failure(500, 'api_error', 'internal_error'), failure(409, 'invalid_request_error', 'idempotency_key_in_use'), ok(message, 201)]);
+    server = await scriptedServer([
+      failure(500, 'api_error', 'internal_error'),
+      failure(409, 'invalid_request_error', 'idempotency_key_in_use'),
+      ok(message, 201),
+    ]);
     const dispatch = new Dispatch({ apiKey: 'ds_live_mock', baseUrl: server.baseUrl });
     const sent = await dispatch.messages.send({ to: '+14155550123', from: 'Dispatch', body: 'Hi' });
     expect(sent.id).to.equal(message.id);
@@ -151,7 +184,9 @@ describe('SDK retries', () => {
   });
 
   it('never retries another 4xx', async () => {
-    server = await scriptedServer([{ status: 400, body: { success: false, error: { type: 'invalid_request_error', code: 'parameter_invalid', message: 'bad', param: 'limit' }, meta } }]);
+    server = await scriptedServer([
+      { status: 400, body: { success: false, error: { type: 'invalid_request_error', code: 'parameter_invalid', message: 'bad', param: 'limit' }, meta } },
+    ]);
     const dispatch = new Dispatch({ apiKey: 'ds_live_mock', baseUrl: server.baseUrl });
     const { error } = await outcome(() => dispatch.messages.list({ limit: 2 }));
     expect(error).to.be.instanceOf(InvalidRequestError);
@@ -160,7 +195,7 @@ describe('SDK retries', () => {
     expect(server.seen[0].url).to.equal('/api/v1/messages?limit=2');
   });
 
-  it('types an answer without the error envelope (a proxy\'s 502 page) as an ApiError', async () => {
+  it("types an answer without the error envelope (a proxy's 502 page) as an ApiError", async () => {
     server = await scriptedServer([{ status: 502, raw: '<html>Bad Gateway</html>' }]);
     const dispatch = new Dispatch({ apiKey: 'ds_live_mock', baseUrl: server.baseUrl, maxRetries: 0 });
     const { error } = await outcome(() => dispatch.account.get());
@@ -202,12 +237,20 @@ describe('SDK retries', () => {
 describe('SDK retry delays (retryDelayMs)', () => {
   const fields = { type: 'api_error' as const, message: 'scripted', requestId: null };
   const serverError = new ApiError({ ...fields, status: 503, code: 'internal_error' });
-  const rateLimited = (retryAfter: number | null) => new RateLimitError({ ...fields, status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryAfter });
+  const rateLimited = (retryAfter: number | null) =>
+    new RateLimitError({ ...fields, status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryAfter });
   /** Many draws of a jittered delay: every one must fall in [low, high]. */
   const draws = (run: () => number | null) => Array.from({ length: 200 }, run);
 
   it('backs off 0.5 s, 1 s, 2 s ... capped at 8 s, each minus up to 25 % jitter', () => {
-    for (const [retry, full] of [[0, 500], [1, 1000], [2, 2000], [3, 4000], [4, 8000], [9, 8000]]) {
+    for (const [retry, full] of [
+      [0, 500],
+      [1, 1000],
+      [2, 2000],
+      [3, 4000],
+      [4, 8000],
+      [9, 8000],
+    ]) {
       for (const delay of draws(() => retryDelayMs(serverError, retry, true))) expect(delay, `retry ${retry}`).to.be.within(full * 0.75, full);
     }
     for (const delay of draws(() => retryDelayMs(new DispatchConnectionError(new Error('refused')), 0, true))) expect(delay).to.be.within(375, 500);
@@ -224,6 +267,9 @@ describe('SDK retry delays (retryDelayMs)', () => {
   it('never waits to repeat what must not be repeated: a 5xx of a call that is not idempotent, or another 4xx', () => {
     expect(retryDelayMs(serverError, 0, false)).to.equal(null);
     expect(retryDelayMs(new InvalidRequestError({ ...fields, status: 400, type: 'invalid_request_error', code: 'parameter_invalid' }), 0, true)).to.equal(null);
-    expect(retryDelayMs(new ApiError({ ...fields, status: 409, type: 'invalid_request_error', code: 'idempotency_key_in_use' }), 0, false)).to.be.within(375, 500);
+    expect(retryDelayMs(new ApiError({ ...fields, status: 409, type: 'invalid_request_error', code: 'idempotency_key_in_use' }), 0, false)).to.be.within(
+      375,
+      500,
+    );
   });
 });

@@ -9,7 +9,13 @@ const OLD = 'whsec_old0123456789abcdefghijklmnopqrstuvwxyzABCD';
 const NEW = 'whsec_new0123456789abcdefghijklmnopqrstuvwxyzABCD';
 const OTHER = 'whsec_other23456789abcdefghijklmnopqrstuvwxyzABC';
 const now = () => Math.floor(Date.now() / 1000);
-const rawBody = JSON.stringify({ id: 'evt_T3stQm8WvXb2NcLs5KdRy9Ha', object: 'event', type: 'webhook.test', created_at: '2025-11-21T14:10:02.118Z', data: { object: 'webhook_test', endpoint_id: 'whe_PoHp8hvqwi1S6gDBwUMerRO8' } });
+const rawBody = JSON.stringify({
+  id: 'evt_T3stQm8WvXb2NcLs5KdRy9Ha',
+  object: 'event',
+  type: 'webhook.test',
+  created_at: '2025-11-21T14:10:02.118Z',
+  data: { object: 'webhook_test', endpoint_id: 'whe_PoHp8hvqwi1S6gDBwUMerRO8' },
+});
 
 function verificationError(run: () => unknown): string | undefined {
   try {
@@ -38,7 +44,7 @@ describe('SDK verifyWebhook during a secret rotation', () => {
     expect(verificationError(() => verifyWebhook(rawBody, header, OTHER))).to.equal('signature_mismatch');
   });
 
-  it('accepts the old secret\'s signature in either position, and still checks the timestamp', () => {
+  it("accepts the old secret's signature in either position, and still checks the timestamp", () => {
     const t = now();
     const reversed = signPayload(rawBody, [OLD, NEW], t);
     expect(verifyWebhook(rawBody, reversed, NEW).type).to.equal('webhook.test');

@@ -1,11 +1,5 @@
 import { expect } from 'chai';
-import {
-  DEFAULT_TOLERANCE_SECONDS,
-  SIGNATURE_HEADER,
-  WebhookVerificationError,
-  signPayload,
-  verifySignature,
-} from '../../sdk/webhook-signature.ts';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, WebhookVerificationError, signPayload, verifySignature } from '../../sdk/webhook-signature.ts';
 
 const SECRET = 'whsec_test';
 const T = 1_700_000_000;
@@ -32,9 +26,9 @@ describe('Webhook signatures', () => {
     it('keys the HMAC with the whole secret string, whsec_ prefix included', () => {
       // printf '1700000000.{"id":"evt_2","type":"message.delivered"}' \
       //   | openssl dgst -sha256 -hmac 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
-      expect(
-        signPayload('{"id":"evt_2","type":"message.delivered"}', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1700000000),
-      ).to.equal('t=1700000000,v1=46f071c03387ac093402159ccfce01f79ee886826eda8a9a287c8138d2d2204b');
+      expect(signPayload('{"id":"evt_2","type":"message.delivered"}', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1700000000)).to.equal(
+        't=1700000000,v1=46f071c03387ac093402159ccfce01f79ee886826eda8a9a287c8138d2d2204b',
+      );
     });
 
     it('signs the UTF-8 bytes of a unicode body', () => {
@@ -47,19 +41,14 @@ describe('Webhook signatures', () => {
 
     it('signs an empty body as "<t>."', () => {
       // printf '1700000000.' | openssl dgst -sha256 -hmac 'whsec_test'
-      expect(signPayload('', 'whsec_test', 1700000000)).to.equal(
-        't=1700000000,v1=5967f3c560522fa40cf2876ebc3c3a08551dd6959aaade3b413460591895bdcc',
-      );
+      expect(signPayload('', 'whsec_test', 1700000000)).to.equal('t=1700000000,v1=5967f3c560522fa40cf2876ebc3c3a08551dd6959aaade3b413460591895bdcc');
     });
 
     it('verifies a fixed vector', () => {
       expect(() =>
-        verifySignature(
-          '{"id":"evt_1"}',
-          't=1700000000,v1=c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925',
-          'whsec_test',
-          { nowSeconds: 1700000000 },
-        ),
+        verifySignature('{"id":"evt_1"}', 't=1700000000,v1=c89214b5b5da833daed6f0b8c5bb6bd58cea9022bd80ccc78230f3942d632925', 'whsec_test', {
+          nowSeconds: 1700000000,
+        }),
       ).not.to.throw();
     });
   });
@@ -79,33 +68,23 @@ describe('Webhook signatures', () => {
     const now = Math.floor(Date.now() / 1000);
     const header = signPayload('{}', SECRET, now);
     expect(() => verifySignature('{}', header, SECRET)).not.to.throw();
-    expect(codeOf(() => verifySignature('{}', signPayload('{}', SECRET, now - 3600), SECRET))).to.equal(
-      'timestamp_out_of_tolerance',
-    );
+    expect(codeOf(() => verifySignature('{}', signPayload('{}', SECRET, now - 3600), SECRET))).to.equal('timestamp_out_of_tolerance');
   });
 
   it('refuses a tampered body, even one that parses to the same JSON', () => {
     const header = signPayload('{"id":"evt_1","amount":1}', SECRET, T);
-    expect(codeOf(() => verifySignature('{"id":"evt_1","amount":2}', header, SECRET, { nowSeconds: T }))).to.equal(
-      'signature_mismatch',
-    );
-    expect(codeOf(() => verifySignature('{"id": "evt_1","amount":1}', header, SECRET, { nowSeconds: T }))).to.equal(
-      'signature_mismatch',
-    );
+    expect(codeOf(() => verifySignature('{"id":"evt_1","amount":2}', header, SECRET, { nowSeconds: T }))).to.equal('signature_mismatch');
+    expect(codeOf(() => verifySignature('{"id": "evt_1","amount":1}', header, SECRET, { nowSeconds: T }))).to.equal('signature_mismatch');
   });
 
   it('refuses a signature made with another secret', () => {
     const header = signPayload('{"id":"evt_1"}', 'whsec_other', T);
-    expect(codeOf(() => verifySignature('{"id":"evt_1"}', header, SECRET, { nowSeconds: T }))).to.equal(
-      'signature_mismatch',
-    );
+    expect(codeOf(() => verifySignature('{"id":"evt_1"}', header, SECRET, { nowSeconds: T }))).to.equal('signature_mismatch');
   });
 
   it('refuses a signature whose timestamp was changed', () => {
     const header = signPayload('{"id":"evt_1"}', SECRET, T).replace(`t=${T}`, `t=${T + 1}`);
-    expect(codeOf(() => verifySignature('{"id":"evt_1"}', header, SECRET, { nowSeconds: T }))).to.equal(
-      'signature_mismatch',
-    );
+    expect(codeOf(() => verifySignature('{"id":"evt_1"}', header, SECRET, { nowSeconds: T }))).to.equal('signature_mismatch');
   });
 
   it('accepts a timestamp exactly 300 seconds old or ahead, and refuses 301', () => {
@@ -113,30 +92,20 @@ describe('Webhook signatures', () => {
     const header = signPayload(body, SECRET, T);
     expect(() => verifySignature(body, header, SECRET, { nowSeconds: T + 300 })).not.to.throw();
     expect(() => verifySignature(body, header, SECRET, { nowSeconds: T - 300 })).not.to.throw();
-    expect(codeOf(() => verifySignature(body, header, SECRET, { nowSeconds: T + 301 }))).to.equal(
-      'timestamp_out_of_tolerance',
-    );
-    expect(codeOf(() => verifySignature(body, header, SECRET, { nowSeconds: T - 301 }))).to.equal(
-      'timestamp_out_of_tolerance',
-    );
+    expect(codeOf(() => verifySignature(body, header, SECRET, { nowSeconds: T + 301 }))).to.equal('timestamp_out_of_tolerance');
+    expect(codeOf(() => verifySignature(body, header, SECRET, { nowSeconds: T - 301 }))).to.equal('timestamp_out_of_tolerance');
   });
 
   it('honours a custom tolerance', () => {
     const header = signPayload('{}', SECRET, T);
     expect(() => verifySignature('{}', header, SECRET, { nowSeconds: T + 600, toleranceSeconds: 600 })).not.to.throw();
-    expect(codeOf(() => verifySignature('{}', header, SECRET, { nowSeconds: T + 11, toleranceSeconds: 10 }))).to.equal(
-      'timestamp_out_of_tolerance',
-    );
+    expect(codeOf(() => verifySignature('{}', header, SECRET, { nowSeconds: T + 11, toleranceSeconds: 10 }))).to.equal('timestamp_out_of_tolerance');
   });
 
   it('reports a stale but authentic delivery as out of tolerance, and a stale forgery as a mismatch', () => {
     const header = signPayload('{}', SECRET, T);
-    expect(codeOf(() => verifySignature('{}', header, SECRET, { nowSeconds: T + 10_000 }))).to.equal(
-      'timestamp_out_of_tolerance',
-    );
-    expect(codeOf(() => verifySignature('{"x":1}', header, SECRET, { nowSeconds: T + 10_000 }))).to.equal(
-      'signature_mismatch',
-    );
+    expect(codeOf(() => verifySignature('{}', header, SECRET, { nowSeconds: T + 10_000 }))).to.equal('timestamp_out_of_tolerance');
+    expect(codeOf(() => verifySignature('{"x":1}', header, SECRET, { nowSeconds: T + 10_000 }))).to.equal('signature_mismatch');
   });
 
   it('refuses a missing or empty header', () => {
@@ -158,18 +127,20 @@ describe('Webhook signatures', () => {
       `t=${T},t=${T},${v1}`,
       `t=${T},v0=${'a'.repeat(64)}`, // only an unknown scheme
     ]) {
-      expect(codeOf(() => verifySignature('{}', header, SECRET, { nowSeconds: T })), header).to.equal(
-        'malformed_header',
-      );
+      expect(
+        codeOf(() => verifySignature('{}', header, SECRET, { nowSeconds: T })),
+        header,
+      ).to.equal('malformed_header');
     }
   });
 
   it('treats a v1 value that is not 64 hex digits as a mismatch, not a crash', () => {
     const expected = signPayload('{}', SECRET, T).split('v1=')[1];
     for (const v1 of ['', 'zz', expected.slice(0, 63), `${expected}00`, `${expected.slice(0, 62)}zz`]) {
-      expect(codeOf(() => verifySignature('{}', `t=${T},v1=${v1}`, SECRET, { nowSeconds: T })), v1).to.equal(
-        'signature_mismatch',
-      );
+      expect(
+        codeOf(() => verifySignature('{}', `t=${T},v1=${v1}`, SECRET, { nowSeconds: T })),
+        v1,
+      ).to.equal('signature_mismatch');
     }
   });
 
@@ -180,9 +151,7 @@ describe('Webhook signatures', () => {
     const header = `t=${T},v0=deadbeef,v1=${oldSig},v1=${newSig}`;
     expect(() => verifySignature(body, header, 'whsec_old', { nowSeconds: T })).not.to.throw();
     expect(() => verifySignature(body, header, 'whsec_new', { nowSeconds: T })).not.to.throw();
-    expect(codeOf(() => verifySignature(body, header, 'whsec_third', { nowSeconds: T }))).to.equal(
-      'signature_mismatch',
-    );
+    expect(codeOf(() => verifySignature(body, header, 'whsec_third', { nowSeconds: T }))).to.equal('signature_mismatch');
   });
 
   it('tolerates spaces around the parts and the order t= comes in', () => {
@@ -202,12 +171,9 @@ describe('Webhook signatures', () => {
   it('verifies a unicode body given as a string', () => {
     // The fixed vector above, verified.
     expect(() =>
-      verifySignature(
-        '{"body":"Grüße ✓ 你好 🚀"}',
-        't=1700000300,v1=76edbf7e0a4e029f356abcbab9c07fbfa3f1de8526f711b8fbce92e7a52a6c10',
-        'whsec_test',
-        { nowSeconds: 1700000300 },
-      ),
+      verifySignature('{"body":"Grüße ✓ 你好 🚀"}', 't=1700000300,v1=76edbf7e0a4e029f356abcbab9c07fbfa3f1de8526f711b8fbce92e7a52a6c10', 'whsec_test', {
+        nowSeconds: 1700000300,
+      }),
     ).not.to.throw();
   });
 

@@ -11,10 +11,25 @@ const event: Event = {
   type: 'message.delivered',
   created_at: '2025-11-21T14:03:29.004Z',
   data: {
-    id: 'msg_sCq0YP1SE6qBUhU76ESWGWVb', object: 'message', to: '+14155550123', from: 'Dispatch', body: 'Hello', status: 'delivered',
-    cost: 0.0075, currency: 'USD', route_id: 3, provider_message_id: 'sim-1', attempts: 1, error: null, reference: 'order-1',
-    segments: 1, encoding: 'GSM-7', created_at: '2025-11-21T14:03:27.512Z', sent_at: '2025-11-21T14:03:27.700Z',
-    delivered_at: '2025-11-21T14:03:29.004Z', failed_at: null,
+    id: 'msg_sCq0YP1SE6qBUhU76ESWGWVb',
+    object: 'message',
+    to: '+14155550123',
+    from: 'Dispatch',
+    body: 'Hello',
+    status: 'delivered',
+    cost: 0.0075,
+    currency: 'USD',
+    route_id: 3,
+    provider_message_id: 'sim-1',
+    attempts: 1,
+    error: null,
+    reference: 'order-1',
+    segments: 1,
+    encoding: 'GSM-7',
+    created_at: '2025-11-21T14:03:27.512Z',
+    sent_at: '2025-11-21T14:03:27.700Z',
+    delivered_at: '2025-11-21T14:03:29.004Z',
+    failed_at: null,
   },
 };
 const rawBody = JSON.stringify(event);
@@ -44,15 +59,29 @@ describe('SDK verifyWebhook', () => {
   it('answers the events of issue 10 typed by their type: message.received, recipient.opted_out, recipient.opted_in', () => {
     const optOut = { number: '+14155550123', object: 'opt_out', source: 'keyword', reason: null, keyword: 'STOP', created_at: '2025-11-21T16:45:10.004Z' };
     const inbound = {
-      id: 'inb_Q2mXb7RkTz0YcVhL4sNfWd8E', object: 'inbound_message', from: '+14155550123', to: '+12127000100', body: 'Stop', encoding: 'GSM-7',
-      segments: 1, complete: true, keyword: 'STOP', route_id: 1, received_at: '2025-11-21T16:45:10.001Z',
+      id: 'inb_Q2mXb7RkTz0YcVhL4sNfWd8E',
+      object: 'inbound_message',
+      from: '+14155550123',
+      to: '+12127000100',
+      body: 'Stop',
+      encoding: 'GSM-7',
+      segments: 1,
+      complete: true,
+      keyword: 'STOP',
+      route_id: 1,
+      received_at: '2025-11-21T16:45:10.001Z',
     };
     const envelope = { object: 'event', created_at: '2025-11-21T16:45:10.004Z' };
     const events = [
       { ...envelope, id: 'evt_000000000000000000000001', type: 'message.received', data: inbound },
       { ...envelope, id: 'evt_000000000000000000000002', type: 'recipient.opted_out', data: optOut },
       { ...envelope, id: 'evt_000000000000000000000003', type: 'recipient.opted_in', data: optOut },
-      { ...envelope, id: 'evt_000000000000000000000004', type: 'balance.low', data: { account_id: 'acct_a46ccYTWX8yPOWEaTcjcZMKA', balance: 4.99, threshold: 5, currency: 'USD' } },
+      {
+        ...envelope,
+        id: 'evt_000000000000000000000004',
+        type: 'balance.low',
+        data: { account_id: 'acct_a46ccYTWX8yPOWEaTcjcZMKA', balance: 4.99, threshold: 5, currency: 'USD' },
+      },
     ];
     /** What a receiver's switch reads; a type without a case would not compile (`never`). */
     const summary = (verified: KnownEvent): string => {
@@ -83,7 +112,13 @@ describe('SDK verifyWebhook', () => {
   });
 
   it('answers an event of a type it does not know, authentic, as an open-set event (receivers may ignore it)', () => {
-    const future = { id: 'evt_000000000000000000000004', object: 'event', type: 'number.ported', created_at: '2025-11-21T16:45:10.004Z', data: { number: '+14155550123', carrier: 'Acme' } };
+    const future = {
+      id: 'evt_000000000000000000000004',
+      object: 'event',
+      type: 'number.ported',
+      created_at: '2025-11-21T16:45:10.004Z',
+      data: { number: '+14155550123', carrier: 'Acme' },
+    };
     const body = JSON.stringify(future);
     const verified: Event = verifyWebhook(body, signPayload(body, SECRET, now()), SECRET);
     expect(verified).to.deep.equal(future);
@@ -109,7 +144,13 @@ describe('SDK verifyWebhook', () => {
   });
 
   it('throws on an authentic body that is not an event', () => {
-    for (const body of ['not json', '[]', JSON.stringify({ ...event, object: 'message' }), JSON.stringify({ id: 'x', object: 'event' }), JSON.stringify({ ...event, data: [] })]) {
+    for (const body of [
+      'not json',
+      '[]',
+      JSON.stringify({ ...event, object: 'message' }),
+      JSON.stringify({ id: 'x', object: 'event' }),
+      JSON.stringify({ ...event, data: [] }),
+    ]) {
       expectVerificationError(() => verifyWebhook(body, signPayload(body, SECRET, now()), SECRET), 'invalid_payload');
     }
   });

@@ -169,7 +169,9 @@ export class FakeSmsc {
    * ESME: `short_message` as the exact bytes (with its UDH when esm_class has UDHI). Resolves with
    * the first deliver_sm_resp status; it is delivered again like a receipt (see `inbound`).
    */
-  sendInbound(fields: { source_addr: string; destination_addr: string; data_coding: number; short_message: Buffer } & Record<string, unknown>): Promise<number> {
+  sendInbound(
+    fields: { source_addr: string; destination_addr: string; data_coding: number; short_message: Buffer } & Record<string, unknown>,
+  ): Promise<number> {
     const delivery: SmscInbound = { fields, statuses: [] };
     this.inbound.push(delivery);
     return this.deliver(delivery.statuses, { source_addr_ton: 1, source_addr_npi: 1, dest_addr_ton: 1, dest_addr_npi: 1, esm_class: 0, ...fields });
@@ -269,12 +271,20 @@ export class FakeSmsc {
       case 'bind_transceiver':
       case 'bind_transmitter':
       case 'bind_receiver': {
-        this.lastBind = { command: pdu.command, systemId: pdu.system_id ?? '', systemType: pdu.system_type ?? '', interfaceVersion: pdu.interface_version ?? 0 };
+        this.lastBind = {
+          command: pdu.command,
+          systemId: pdu.system_id ?? '',
+          systemType: pdu.system_type ?? '',
+          interfaceVersion: pdu.interface_version ?? 0,
+        };
         const status =
-          state.boundAs !== null ? smpp.errors.ESME_RALYBND
-          : pdu.system_id !== this.systemId ? smpp.errors.ESME_RINVSYSID
-          : pdu.password !== this.password ? smpp.errors.ESME_RINVPASWD
-          : 0;
+          state.boundAs !== null
+            ? smpp.errors.ESME_RALYBND
+            : pdu.system_id !== this.systemId
+              ? smpp.errors.ESME_RINVSYSID
+              : pdu.password !== this.password
+                ? smpp.errors.ESME_RINVPASWD
+                : 0;
         if (status === 0) {
           state.boundAs = pdu.command;
           state.systemId = pdu.system_id ?? '';

@@ -20,7 +20,12 @@ export async function createTenant(options: { balance?: number; currency?: strin
   const account = await call('POST', '/admin/accounts', {
     auth: 'admin',
     baseUrl: options.baseUrl,
-    body: { email: `tenant-${randomBase62(12).toLowerCase()}@example.com`, name: 'Test tenant', balance: options.balance ?? 10, currency: options.currency ?? 'USD' },
+    body: {
+      email: `tenant-${randomBase62(12).toLowerCase()}@example.com`,
+      name: 'Test tenant',
+      balance: options.balance ?? 10,
+      currency: options.currency ?? 'USD',
+    },
   });
   expect(account.status, JSON.stringify(account.body)).to.equal(201);
   const key = await createAdminKey(account.body.data.id, { name: 'All scopes' }, options.baseUrl);

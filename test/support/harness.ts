@@ -18,7 +18,15 @@ export const TEST_WEBHOOK_ENV = { WEBHOOK_RETRY_SCHEDULE: '0,1,1', WEBHOOK_TIMEO
 
 /** Starts a Dispatch process in this test process, on a free port, against the run's database. */
 export async function startInstance(databaseUrl: string, env: Record<string, string> = {}, logger?: Logger): Promise<Dispatch> {
-  const config = loadConfig({ PORT: '0', ADMIN_TOKEN, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ...TEST_WEBHOOK_ENV, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env, DATABASE_URL: databaseUrl });
+  const config = loadConfig({
+    PORT: '0',
+    ADMIN_TOKEN,
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ...TEST_WEBHOOK_ENV,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    ...env,
+    DATABASE_URL: databaseUrl,
+  });
   return startDispatch(config, databaseUrl, logger ?? createLogger(config.logLevel));
 }
 

@@ -19,4 +19,5 @@ export const sample = (text: string, pattern: RegExp): number | undefined => {
 };
 
 /** Metrics label routes by name. */
-export const routeName = async (id: number, baseUrl?: string): Promise<string> => (await call('GET', `/admin/routes/${id}`, { auth: 'admin', baseUrl })).body.data.name;
+export const routeName = async (id: number, baseUrl?: string): Promise<string> =>
+  (await call('GET', `/admin/routes/${id}`, { auth: 'admin', baseUrl })).body.data.name;

@@ -34,7 +34,10 @@ class Credit extends MoneyCommand {
   }
 
   protected async act(model: MoneyModel, world: MoneyWorld): Promise<void> {
-    const response = await call('POST', `/admin/accounts/${world.tenant.accountId}/credit`, { auth: 'admin', body: { amount: Number(this.amount), description: 'Money property test' } });
+    const response = await call('POST', `/admin/accounts/${world.tenant.accountId}/credit`, {
+      auth: 'admin',
+      body: { amount: Number(this.amount), description: 'Money property test' },
+    });
     expect(response.status, JSON.stringify(response.body)).to.equal(200);
     model.credited += toUnits(this.amount);
   }
@@ -195,8 +198,12 @@ const recipient = fc.constantFrom<RecipientKind>('valid', 'valid', 'valid', 'blo
 
 const send = fc.tuple(sendable, segments).map(([kind, count]) => new Send(kind, count));
 // Retryable answers are listed thrice: failing over (to pricier and cheaper routes) is what moves money most.
-const plan = fc.tuple(fc.nat({ max: 2 }), fc.constantFrom(...UPSTREAM_ANSWERS, 'accept', 'unavailable', 'unavailable')).map(([route, answer]) => new Plan(route, answer));
-const report = fc.tuple(fc.nat({ max: 20 }), fc.constantFrom<ReportStatus>('delivered', 'undelivered', 'failed')).map(([pick, status]) => new Report(pick, status));
+const plan = fc
+  .tuple(fc.nat({ max: 2 }), fc.constantFrom(...UPSTREAM_ANSWERS, 'accept', 'unavailable', 'unavailable'))
+  .map(([route, answer]) => new Plan(route, answer));
+const report = fc
+  .tuple(fc.nat({ max: 20 }), fc.constantFrom<ReportStatus>('delivered', 'undelivered', 'failed'))
+  .map(([pick, status]) => new Report(pick, status));
 
 /** The steps a run interleaves; listing an arbitrary twice makes it twice as likely. */
 export const moneyCommands = [

@@ -42,16 +42,25 @@ export function expectMoneyConsistent(snapshot: MoneySnapshot, credited: bigint,
   const balance = toUnits(snapshot.balance);
   expect(fromUnits(balance), `${where}: balance against the ledger's sum`).to.equal(fromUnits(sum(snapshot.ledger.map((row) => row.amount))));
   expect(balance >= 0n, `${where}: the balance ${snapshot.balance} is negative`).to.equal(true);
-  expectNone(snapshot.ledger.filter((row) => toUnits(row.balance_after) < 0n).map((row) => JSON.stringify(row)), `${where}: ledger rows that left a negative balance`);
+  expectNone(
+    snapshot.ledger.filter((row) => toUnits(row.balance_after) < 0n).map((row) => JSON.stringify(row)),
+    `${where}: ledger rows that left a negative balance`,
+  );
   // Every row is written under the balance's lock, so in id order each one's balance_after is the
   // running sum, and the last is the balance.
   let running = 0n;
   const unchained = snapshot.ledger.filter((row) => (running += toUnits(row.amount)) !== toUnits(row.balance_after));
-  expectNone(unchained.map((row) => JSON.stringify(row)), `${where}: ledger rows whose balance_after is not the running sum`);
+  expectNone(
+    unchained.map((row) => JSON.stringify(row)),
+    `${where}: ledger rows whose balance_after is not the running sum`,
+  );
 
   const credits = snapshot.ledger.filter((row) => row.kind === 'credit');
   expect(fromUnits(sum(credits.map((row) => row.amount))), `${where}: credits in the ledger against the money put in`).to.equal(fromUnits(credited));
-  expectNone(credits.filter((row) => row.message_id !== null).map((row) => JSON.stringify(row)), `${where}: credits naming a message`);
+  expectNone(
+    credits.filter((row) => row.message_id !== null).map((row) => JSON.stringify(row)),
+    `${where}: credits naming a message`,
+  );
 
   const netByMessage = new Map<string, bigint>();
   for (const row of snapshot.ledger.filter((entry) => entry.kind !== 'credit')) {
@@ -59,14 +68,20 @@ export function expectMoneyConsistent(snapshot: MoneySnapshot, credited: bigint,
     netByMessage.set(row.message_id as string, (netByMessage.get(row.message_id as string) ?? 0n) + toUnits(row.amount));
   }
   const ids = new Set(snapshot.messages.map((message) => message.id));
-  expectNone([...netByMessage.keys()].filter((id) => !ids.has(id)), `${where}: ledger rows for messages the account does not have`);
+  expectNone(
+    [...netByMessage.keys()].filter((id) => !ids.has(id)),
+    `${where}: ledger rows for messages the account does not have`,
+  );
 
   const mismatched = snapshot.messages
     .filter((message) => (netByMessage.get(message.id) ?? 0n) !== -toUnits(message.cost))
     .map((message) => `${message.id} (${message.status}) holds ${message.cost}, its ledger nets ${fromUnits(netByMessage.get(message.id) ?? 0n)}`);
   expectNone(mismatched, `${where}: messages whose cost is not what the ledger charged them`);
   const unrefunded = snapshot.messages.filter((message) => message.status === 'failed' && toUnits(message.cost) !== 0n);
-  expectNone(unrefunded.map((message) => `${message.id} holds ${message.cost}`), `${where}: failed messages not refunded`);
+  expectNone(
+    unrefunded.map((message) => `${message.id} holds ${message.cost}`),
+    `${where}: failed messages not refunded`,
+  );
 
   const kept = sum(snapshot.messages.filter((message) => message.status !== 'failed').map((message) => message.cost));
   expect(fromUnits(balance), `${where}: balance against credits minus the cost of every message not refunded`).to.equal(fromUnits(credited - kept));

@@ -34,7 +34,8 @@ export function allowedOutcomes(answers: readonly UpstreamAnswer[], routes: read
     const answer = answers[route];
     if (answer === 'accept') return [...skipped, { status: 'carried', route, code: null, tried: offered }];
     if (answer === 'reject') return [...skipped, { status: 'failed', route: null, code: REJECTION_CODE, tried: offered }];
-    if (UNKNOWN_OUTCOMES.has(answer) && routes[route].afterUnknown !== 'fail_over') return [...skipped, { status: 'failed', route: null, code: 'provider_timeout', tried: offered }];
+    if (UNKNOWN_OUTCOMES.has(answer) && routes[route].afterUnknown !== 'fail_over')
+      return [...skipped, { status: 'failed', route: null, code: 'provider_timeout', tried: offered }];
     return [...skipped, ...walk(route + 1, price > charged ? price : charged, offered)];
   };
   return walk(0, priceOf(0), []);

@@ -52,7 +52,9 @@ export async function checkMoneyProperty(size: { numRuns: number; maxCommands: n
     if (details.failed) {
       const report = await fc.asyncDefaultReportMessage(details);
       const cause = details.errorInstance instanceof Error ? details.errorInstance : new Error(String(details.errorInstance));
-      throw new Error(`Reproduce with MONEY_SEED=${details.seed} MONEY_PATH=${details.counterexamplePath}\n${report}\n${cause.stack ?? cause.message}`, { cause });
+      throw new Error(`Reproduce with MONEY_SEED=${details.seed} MONEY_PATH=${details.counterexamplePath}\n${report}\n${cause.stack ?? cause.message}`, {
+        cause,
+      });
     }
   } finally {
     await harness.dispatch.boss.updateQueue(QUEUES.sendMessage.name, QUEUES.sendMessage.options);

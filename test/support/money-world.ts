@@ -4,7 +4,16 @@ import { call } from './client.ts';
 import { sendingTenant, type Tenant } from './fixtures.ts';
 import { harness } from './harness.ts';
 import type { MoneySnapshot } from './money-ledger.ts';
-import { allowedOutcomes, describeOutcome, expectedCarriedStatus, sameOutcome, type MoneyModel, type Outcome, type RouteSetup, type RunScenario } from './money-model.ts';
+import {
+  allowedOutcomes,
+  describeOutcome,
+  expectedCarriedStatus,
+  sameOutcome,
+  type MoneyModel,
+  type Outcome,
+  type RouteSetup,
+  type RunScenario,
+} from './money-model.ts';
 import { PlannedUpstreams } from './money-upstreams.ts';
 
 /** Numbers of the run's account: sendable ones, one it blocklisted, one that cannot exist, one that is not E.164. */
@@ -35,9 +44,16 @@ export async function openWorld(scenario: RunScenario): Promise<MoneyWorld> {
   try {
     const tenant = await sendingTenant({
       balance: Number(scenario.openingBalance),
-      routes: scenario.routes.map((setup, route) => ({ provider: 'http' as const, config: { ...upstreams.config(route), ...UNKNOWN_OUTCOME_CONFIG[setup.afterUnknown] }, price: Number(setup.price) })),
+      routes: scenario.routes.map((setup, route) => ({
+        provider: 'http' as const,
+        config: { ...upstreams.config(route), ...UNKNOWN_OUTCOME_CONFIG[setup.afterUnknown] },
+        price: Number(setup.price),
+      })),
     });
-    const blocked = await call('POST', '/admin/blocklist', { auth: 'admin', body: { number: NUMBERS.blocklisted, account_id: tenant.accountId, reason: 'Money property test' } });
+    const blocked = await call('POST', '/admin/blocklist', {
+      auth: 'admin',
+      body: { number: NUMBERS.blocklisted, account_id: tenant.accountId, reason: 'Money property test' },
+    });
     expect(blocked.status, JSON.stringify(blocked.body)).to.equal(201);
     return { tenant, routeIds: tenant.routeIds, upstreams };
   } catch (error) {
@@ -53,7 +69,13 @@ export async function waitUntilQuiet(world: MoneyWorld, timeoutMs = 20_000): Pro
     const pending = await harness.db('messages').where({ account_id: world.tenant.accountId, status: 'pending' }).select('id');
     if (pending.length === 0) return;
     if (Date.now() > deadline) {
-      const attempts = await harness.db('message_attempts').whereIn('message_id', pending.map((row) => row.id)).orderBy('id');
+      const attempts = await harness
+        .db('message_attempts')
+        .whereIn(
+          'message_id',
+          pending.map((row) => row.id),
+        )
+        .orderBy('id');
       const seen = pending.map((row) => world.upstreams.submissionsOf(row.id));
       throw new Error(`messages still pending after ${timeoutMs} ms: ${JSON.stringify({ pending, attempts, seen })}`);
     }
@@ -84,7 +106,10 @@ export function expectOutcomes(model: MoneyModel, world: MoneyWorld, snapshot: M
     };
     const allowed = allowedOutcomes(planned.answers, routes, planned.segments);
     const what = `${message.id} (answers [${planned.answers.join(', ')}], routes ${JSON.stringify(routes)}, ${planned.segments} segment(s))`;
-    expect(allowed.some((outcome) => sameOutcome(outcome, actual)), `${what} was ${describeOutcome(actual)}; allowed: ${allowed.map(describeOutcome).join('; ')}`).to.equal(true);
+    expect(
+      allowed.some((outcome) => sameOutcome(outcome, actual)),
+      `${what} was ${describeOutcome(actual)}; allowed: ${allowed.map(describeOutcome).join('; ')}`,
+    ).to.equal(true);
     if (actual.status === 'carried') {
       expect(message.status, `${what}: its status`).to.equal(expectedCarriedStatus(model.reports, message.id, route as number));
       expect(message.cost, `${what}: its cost`).to.equal(multiply(routes[route as number].price, planned.segments));

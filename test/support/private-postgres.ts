@@ -16,8 +16,14 @@ const DEBIAN_ROOT = '/usr/lib/postgresql';
  * that dumps a database runs it on a cluster of the installed version (Debian's postgresql-NN).
  */
 function installedBinDir(): string {
-  const versions = existsSync(DEBIAN_ROOT) ? readdirSync(DEBIAN_ROOT).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a)) : [];
-  const found = versions.map((version) => join(DEBIAN_ROOT, version, 'bin')).find((dir) => ['initdb', 'pg_ctl', 'postgres', 'pg_dump'].every((tool) => existsSync(join(dir, tool))));
+  const versions = existsSync(DEBIAN_ROOT)
+    ? readdirSync(DEBIAN_ROOT)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  const found = versions
+    .map((version) => join(DEBIAN_ROOT, version, 'bin'))
+    .find((dir) => ['initdb', 'pg_ctl', 'postgres', 'pg_dump'].every((tool) => existsSync(join(dir, tool))));
   if (!found) throw new Error(`no PostgreSQL server with pg_dump under ${DEBIAN_ROOT}: apt-get install postgresql`);
   return found;
 }

@@ -3,7 +3,10 @@ import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /** Prometheus's own checker (Debian's `prometheus` package; .ci/run installs it), or undefined when absent. */
-export const PROMTOOL = (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'promtool')).find((path) => existsSync(path));
+export const PROMTOOL = (process.env.PATH ?? '')
+  .split(delimiter)
+  .map((dir) => join(dir, 'promtool'))
+  .find((path) => existsSync(path));
 
 /** Skips the calling test, saying why, when promtool is not installed. */
 export function requirePromtool(context: Mocha.Context): string {

@@ -92,7 +92,10 @@ export class WebhookReceiver {
   async waitFor(predicate: (received: ReceivedDelivery[]) => boolean, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.received)) {
-      if (Date.now() > deadline) throw new Error(`the receiver did not get what was expected in time; it has ${this.received.length} deliveries: ${this.received.map((d) => d.event.type).join(', ')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the receiver did not get what was expected in time; it has ${this.received.length} deliveries: ${this.received.map((d) => d.event.type).join(', ')}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }

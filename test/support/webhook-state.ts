@@ -14,12 +14,17 @@ export async function waitUntil(what: string, check: () => boolean | Promise<boo
   }
 }
 
-export const endpointRow = async (endpointId: string, db: Knex = harness.db): Promise<EndpointRow> => db<EndpointRow>('webhook_endpoints').where({ id: endpointId }).first() as Promise<EndpointRow>;
+export const endpointRow = async (endpointId: string, db: Knex = harness.db): Promise<EndpointRow> =>
+  db<EndpointRow>('webhook_endpoints').where({ id: endpointId }).first() as Promise<EndpointRow>;
 
-export const deliveriesOf = (endpointId: string, db: Knex = harness.db): Promise<DeliveryRow[]> => db<DeliveryRow>('webhook_deliveries').where({ endpoint_id: endpointId }).orderBy('id');
+export const deliveriesOf = (endpointId: string, db: Knex = harness.db): Promise<DeliveryRow[]> =>
+  db<DeliveryRow>('webhook_deliveries').where({ endpoint_id: endpointId }).orderBy('id');
 
 /** Every attempt to the endpoint, in the order they were recorded. */
-export const attemptsOf = (endpointId: string, db: Knex = harness.db): Promise<AttemptRow[]> => db<AttemptRow>('webhook_attempts').where({ endpoint_id: endpointId }).orderBy([{ column: 'created_at' }, { column: 'attempt' }]);
+export const attemptsOf = (endpointId: string, db: Knex = harness.db): Promise<AttemptRow[]> =>
+  db<AttemptRow>('webhook_attempts')
+    .where({ endpoint_id: endpointId })
+    .orderBy([{ column: 'created_at' }, { column: 'attempt' }]);
 
 /** True once the endpoint has `count` deliveries and none of them is pending. */
 export async function allSettled(endpointId: string, count: number, db: Knex = harness.db): Promise<boolean> {

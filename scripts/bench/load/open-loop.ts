@@ -21,7 +21,9 @@ export async function openLoop(job: LoadJob, recorder: Recorder, ids: string[] |
   // as that close arrives fails with ECONNRESET: 1 to 6 requests in some runs, none in others.
   // Closing idle connections first, as clients that read the server's Keep-Alive hint do, keeps
   // that race out of the loop's figures.
-  const pools = urls.map((url) => new RawPool(url, { maxConnections: Math.ceil(job.connections / urls.length), idleMs: IDLE_SOCKET_MS, timeoutMs: TIMEOUT_MS }));
+  const pools = urls.map(
+    (url) => new RawPool(url, { maxConnections: Math.ceil(job.connections / urls.length), idleMs: IDLE_SOCKET_MS, timeoutMs: TIMEOUT_MS }),
+  );
   const intervalMs = 1000 / rate;
   const total = Math.round(rate * job.durationSeconds);
   const started = performance.now();

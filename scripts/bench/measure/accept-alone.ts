@@ -28,7 +28,8 @@ export async function measureAcceptAlone(bench: Bench, pgbench: PgbenchResult | 
   // The sending and its reports, counted until the upstream has no report left to post.
   const { value: sendSeconds, cpu: sendingCpu } = await withMachineCpu(async () => {
     for (let pending = backlog; pending > 0; pending = await pendingCount(bench.pool, tenant.accountId)) {
-      if (Date.now() - resumed > SEND_TIMEOUT_MS) throw new Error(`${count(pending)} of ${count(backlog)} still pending ${SEND_TIMEOUT_MS / 1000} s after the workers resumed`);
+      if (Date.now() - resumed > SEND_TIMEOUT_MS)
+        throw new Error(`${count(pending)} of ${count(backlog)} still pending ${SEND_TIMEOUT_MS / 1000} s after the workers resumed`);
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
     const seconds = (Date.now() - resumed) / 1000;

@@ -26,7 +26,12 @@ export async function measureBulk(bench: Bench): Promise<Measurement> {
   let accepted = 0;
   for (let run = 0; run <= runs; run++) {
     const size = run === 0 ? WARM_UP_RECIPIENTS : RECIPIENTS;
-    const body = JSON.stringify({ recipients: Array.from({ length: size }, (_, i) => recipient(run * RECIPIENTS + i)), from: tenant.from, body: 'Your code is 482913.', reference: REFERENCE });
+    const body = JSON.stringify({
+      recipients: Array.from({ length: size }, (_, i) => recipient(run * RECIPIENTS + i)),
+      from: tenant.from,
+      body: 'Your code is 482913.',
+      reference: REFERENCE,
+    });
     const started = performance.now();
     const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${tenant.keys[0]}`, 'content-type': 'application/json' }, body });
     await response.arrayBuffer();

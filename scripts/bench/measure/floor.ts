@@ -23,7 +23,13 @@ export async function measureFloor(bench: Bench, pgbench: PgbenchResult | undefi
   const upstream = await startUpstream(bench.runDir, 'fake-upstream-floor');
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const server = startNode('floor-server', fileURLToPath(new URL('../floor-server.ts', import.meta.url)), [], { DATABASE_URL: bench.databaseUrl, PORT: String(port), UPSTREAM_URL: upstream.submitUrl, ACCOUNT_ID }, bench.runDir);
+  const server = startNode(
+    'floor-server',
+    fileURLToPath(new URL('../floor-server.ts', import.meta.url)),
+    [],
+    { DATABASE_URL: bench.databaseUrl, PORT: String(port), UPSTREAM_URL: upstream.submitUrl, ACCOUNT_ID },
+    bench.runDir,
+  );
   try {
     await server.waitUntilAnswering(`${origin}/healthz`);
     const settle = () =>
@@ -34,7 +40,13 @@ export async function measureFloor(bench: Bench, pgbench: PgbenchResult | undefi
         ]);
         return rows[0].n === 0 && stats.reportsWaiting === 0 ? undefined : `${rows[0].n} not delivered, ${stats.reportsWaiting} reports waiting`;
       });
-    const job: Omit<LoadJob, 'durationSeconds'> = { urls: [`${origin}/send`], method: 'POST', keys: [], send: { from: 'Bench', reference: 'floor' }, connections: CLOSED_LOOP_CONNECTIONS };
+    const job: Omit<LoadJob, 'durationSeconds'> = {
+      urls: [`${origin}/send`],
+      method: 'POST',
+      keys: [],
+      send: { from: 'Bench', reference: 'floor' },
+      connections: CLOSED_LOOP_CONNECTIONS,
+    };
     log(`floor: warm-up, ${durations.warmupSeconds} s`);
     await runLoad({ ...job, durationSeconds: durations.warmupSeconds });
     await settle();

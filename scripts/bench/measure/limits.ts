@@ -6,8 +6,14 @@ import { pairedSends } from './paired-sends.ts';
 /** Target 6: a send through a key with daily and monthly limits costs the same whether the key has sent nothing this month or the seeded messages. */
 export async function measureLimits(bench: Bench, big: BigAccount): Promise<Measurement> {
   const seconds = bench.options.durations.limitSeconds;
-  log(`6: POST /messages/send through two keys with limits at the same time, one send at a time each, ${seconds} s: one with 0 messages this month, one with ${count(big.seeded)}`);
-  const { baseline: fresh, measured: busy, row } = await pairedSends(
+  log(
+    `6: POST /messages/send through two keys with limits at the same time, one send at a time each, ${seconds} s: one with 0 messages this month, one with ${count(big.seeded)}`,
+  );
+  const {
+    baseline: fresh,
+    measured: busy,
+    row,
+  } = await pairedSends(
     bench,
     seconds,
     {

@@ -18,7 +18,10 @@ const QUERIES = [
 async function totalIsExact(bench: Bench, big: BigAccount, query: (typeof QUERIES)[number]): Promise<{ exact: boolean; answered: number; counted: number }> {
   const response = await fetch(`${bench.apiUrls('/messages')[0]}${query.query}`, { headers: { authorization: `Bearer ${big.tenant.keys[0]}` } });
   const answered = ((await response.json()) as { pagination?: { total?: number } }).pagination?.total ?? Number.NaN;
-  const { rows } = await bench.pool.query(`SELECT count(*)::int AS n FROM messages WHERE account_id = $1 ${query.where}`, [big.tenant.accountId, ...query.params]);
+  const { rows } = await bench.pool.query(`SELECT count(*)::int AS n FROM messages WHERE account_id = $1 ${query.where}`, [
+    big.tenant.accountId,
+    ...query.params,
+  ]);
   return { exact: answered === rows[0].n, answered, counted: rows[0].n };
 }
 
@@ -29,7 +32,10 @@ export async function measureMessageList(bench: Bench, big: BigAccount): Promise
   const figures: Record<string, unknown> = { seeded: big.seeded };
   for (const query of QUERIES) {
     log(`5: GET /messages${query.query} (${query.name}), ${CONNECTIONS} connections, ${seconds} s after a warm-up of ${warmupSeconds} s`);
-    const result = await runLoadWarm({ urls: bench.apiUrls(`/messages${query.query}`), method: 'GET', keys: big.tenant.keys, connections: CONNECTIONS, durationSeconds: seconds }, warmupSeconds);
+    const result = await runLoadWarm(
+      { urls: bench.apiUrls(`/messages${query.query}`), method: 'GET', keys: big.tenant.keys, connections: CONNECTIONS, durationSeconds: seconds },
+      warmupSeconds,
+    );
     const total = await totalIsExact(bench, big, query);
     figures[query.name] = { result, total };
     rows.push({

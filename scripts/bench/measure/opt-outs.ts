@@ -27,8 +27,14 @@ export async function measureOptOuts(bench: Bench): Promise<Measurement> {
   const started = Date.now();
   await seedOptOuts(bench, many.accountId, seeded);
   log(`  seeded in ${Math.round((Date.now() - started) / 1000)} s`);
-  log(`opt-outs: POST /messages/send from two accounts at the same time, one send at a time each, ${seconds} s: one with ${count(seeded)} opt-outs, one with none`);
-  const { baseline: without, measured: withOptOuts, row } = await pairedSends(
+  log(
+    `opt-outs: POST /messages/send from two accounts at the same time, one send at a time each, ${seconds} s: one with ${count(seeded)} opt-outs, one with none`,
+  );
+  const {
+    baseline: without,
+    measured: withOptOuts,
+    row,
+  } = await pairedSends(
     bench,
     seconds,
     { baseline: { sender: none, reference: 'bench-opt-outs-none' }, measured: { sender: many, reference: 'bench-opt-outs-many' } },

@@ -27,7 +27,12 @@ export interface PairedSends {
  * the machine meanwhile weighs on both alike, and compares their p50: a send must cost the same
  * with the data `measured` holds as without it (targets 6 and opt-outs).
  */
-export async function pairedSends(bench: Bench, seconds: number, sides: { baseline: Side; measured: Side }, row: Pick<Row, 'target' | 'what'>): Promise<PairedSends> {
+export async function pairedSends(
+  bench: Bench,
+  seconds: number,
+  sides: { baseline: Side; measured: Side },
+  row: Pick<Row, 'target' | 'what'>,
+): Promise<PairedSends> {
   const run = ({ sender, reference }: Side) => bench.send(sender, reference, { connections: CONNECTIONS, durationSeconds: seconds, maxRequests: MAX_SENDS });
   const [baseline, measured] = await Promise.all([run(sides.baseline), run(sides.measured)]);
   await bench.settle();

@@ -27,7 +27,9 @@ export async function closedLoopSends(
   log(`${label}: POST /messages/send, closed loop, ${CLOSED_LOOP_CONNECTIONS} connections, ${durations.sendSeconds} s`);
   around.before?.();
   try {
-    const { value: result, cpu } = await withMachineCpu(() => bench.send(tenant, reference, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: durations.sendSeconds }));
+    const { value: result, cpu } = await withMachineCpu(() =>
+      bench.send(tenant, reference, { connections: CLOSED_LOOP_CONNECTIONS, durationSeconds: durations.sendSeconds }),
+    );
     return { tenant, result, cpu };
   } finally {
     around.after?.();

@@ -36,8 +36,10 @@ export async function seedStatsMessages(pool: pg.Pool, accountId: string, routeI
   for (let start = 0; start < total; start += BATCH) {
     const clients = await Promise.all(Array.from({ length: connections }, () => pool.connect()));
     try {
-      await Promise.all(clients.map((client, part) => client.query(
-          `INSERT INTO messages (id, account_id, "to", "from", body, status, encoding, segments, cost, currency, country, route_id,
+      await Promise.all(
+        clients.map((client, part) =>
+          client.query(
+            `INSERT INTO messages (id, account_id, "to", "from", body, status, encoding, segments, cost, currency, country, route_id,
                                  attempts, error, reference, created_at, sent_at, delivered_at, failed_at)
            SELECT 'msg_T' || lpad(g::text, 23, '0'), $1, c.prefix || lpad((g % 100000)::text, 6, '0'), 'Bench', 'Your code is 482913.',
                   s.status, 'GSM-7', 1, CASE WHEN s.status = 'failed' THEN 0 ELSE 0.001 END, 'USD', c.country,
@@ -54,8 +56,10 @@ export async function seedStatsMessages(pool: pg.Pool, accountId: string, routeI
                                   (ARRAY[${COUNTRIES.map(({ prefix }) => `'${prefix}'`).join(', ')}])[1 + g % ${COUNTRIES.length}] AS prefix) AS c,
                   LATERAL (SELECT now() - interval '1 minute' - interval '23 hours' * (1 - g::float8 / $5) AS at) AS t
              WHERE g % $6 = $7`,
-          [accountId, routeIds, start + 1, Math.min(start + BATCH, total), total, connections, part],
-        )));
+            [accountId, routeIds, start + 1, Math.min(start + BATCH, total), total, connections, part],
+          ),
+        ),
+      );
     } finally {
       for (const client of clients) client.release();
     }
@@ -75,7 +79,11 @@ async function stripesOfLastHours(pool: pg.Pool, accountId: string): Promise<num
 }
 
 /** Whether an answer's totals equal a count over the account's messages of the range it reports. */
-export async function statsTotalsExact(pool: pg.Pool, accountId: string, stats: { from: string; to: string; totals: { messages: number; by_status: Record<string, number> } }) {
+export async function statsTotalsExact(
+  pool: pg.Pool,
+  accountId: string,
+  stats: { from: string; to: string; totals: { messages: number; by_status: Record<string, number> } },
+) {
   const { rows } = await pool.query(
     `SELECT status, count(*)::int AS n FROM messages WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY status`,
     [accountId, stats.from, stats.to],
@@ -91,7 +99,9 @@ export async function statsTotalsExact(pool: pg.Pool, accountId: string, stats: 
  * the seeding connections, which stay open, as a running service's do, until the reads are done.
  */
 async function seedAsServed(bench: Bench, seedPool: pg.Pool, accountId: string, seeded: number) {
-  log(`stats: seeding ${count(seeded)} messages over the last 24 hours from ${SEED_STRIPES} connections (INSERT ... SELECT into messages: the trigger fills the counters), then VACUUM ANALYZE and CHECKPOINT`);
+  log(
+    `stats: seeding ${count(seeded)} messages over the last 24 hours from ${SEED_STRIPES} connections (INSERT ... SELECT into messages: the trigger fills the counters), then VACUUM ANALYZE and CHECKPOINT`,
+  );
   const started = Date.now();
   await seedStatsMessages(seedPool, accountId, [bench.routeId], seeded, SEED_STRIPES);
   const seedSeconds = Math.round((Date.now() - started) / 1000);

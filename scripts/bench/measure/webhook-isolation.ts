@@ -77,7 +77,12 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
 const REFERENCE = 'bench-webhooks';
 
 async function send(bench: Bench, tenant: Tenant, n: number): Promise<void> {
-  await api(bench, tenant.keys[0], 'POST', '/messages/send', { to: `+1212700${String(n % 10_000).padStart(4, '0')}`, from: tenant.from, body: `Webhook ${n}`, reference: REFERENCE });
+  await api(bench, tenant.keys[0], 'POST', '/messages/send', {
+    to: `+1212700${String(n % 10_000).padStart(4, '0')}`,
+    from: tenant.from,
+    body: `Webhook ${n}`,
+    reference: REFERENCE,
+  });
   const sent = bench.sends.get(REFERENCE) ?? { accepted: 0, unanswered: 0 };
   bench.sends.set(REFERENCE, { ...sent, accepted: sent.accepted + 1 });
 }
@@ -107,7 +112,8 @@ export async function measureWebhookIsolation(bench: Bench): Promise<Measurement
     receivers.push(started);
     return started;
   };
-  const endpoint = async (tenant: Tenant, target: Receiver) => (await api(bench, tenant.keys[0], 'POST', '/webhooks/create', { url: target.url })) as { id: string };
+  const endpoint = async (tenant: Tenant, target: Receiver) =>
+    (await api(bench, tenant.keys[0], 'POST', '/webhooks/create', { url: target.url })) as { id: string };
   try {
     const measured = await bench.tenant('webhooks-measured', 1);
     const prompt = await receiver(false);
@@ -145,7 +151,7 @@ export async function measureWebhookIsolation(bench: Bench): Promise<Measurement
       rows: [
         {
           target: 'webhooks',
-          what: 'another account\'s event-to-delivery p99, 50 endpoints hanging vs none',
+          what: "another account's event-to-delivery p99, 50 endpoints hanging vs none",
           measured: `${round(p99Beside)} ms`,
           baseline: `${round(p99Alone)} ms`,
           ratio: ratio.toFixed(2),
@@ -162,7 +168,13 @@ export async function measureWebhookIsolation(bench: Bench): Promise<Measurement
           pass: firstEventMs <= 11_000,
         },
       ],
-      figures: { p50_alone_ms: percentile(alone, 50), p99_alone_ms: p99Alone, p50_beside_ms: percentile(beside, 50), p99_beside_ms: p99Beside, new_endpoint_first_event_ms: firstEventMs },
+      figures: {
+        p50_alone_ms: percentile(alone, 50),
+        p99_alone_ms: p99Alone,
+        p50_beside_ms: percentile(beside, 50),
+        p99_beside_ms: p99Beside,
+        new_endpoint_first_event_ms: firstEventMs,
+      },
     };
   } finally {
     await Promise.all(receivers.map((target) => target.stop()));

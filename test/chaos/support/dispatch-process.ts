@@ -89,10 +89,12 @@ export class DispatchProcess {
     child.stdout.pipe(this.#log, { end: false });
     child.stderr.pipe(this.#log, { end: false });
     this.#child = child;
-    this.#exited = new Promise((done) => child.once('exit', (code, signal) => {
-      this.#log.write(`\n===== ${new Date().toISOString()} Dispatch (pid ${child.pid}) exited: ${signal ?? `code ${code}`} =====\n`);
-      done();
-    }));
+    this.#exited = new Promise((done) =>
+      child.once('exit', (code, signal) => {
+        this.#log.write(`\n===== ${new Date().toISOString()} Dispatch (pid ${child.pid}) exited: ${signal ?? `code ${code}`} =====\n`);
+        done();
+      }),
+    );
     await this.#waitUntilReady();
   }
 
@@ -121,11 +123,18 @@ export class DispatchProcess {
   }
 
   async #waitUntilReady(timeoutMs = 90_000): Promise<void> {
-    await eventually('Dispatch answering 200 on /readyz', timeoutMs, async () => {
-      if (!this.running) throw new Error(`Dispatch exited before it was ready:\n${await this.logTail()}`);
-      const status = await fetch(`${this.origin}/readyz`, { signal: AbortSignal.timeout(2000) }).then((response) => response.status, () => 0);
-      return { done: status === 200, detail: `last: ${status || 'no answer'} (log: ${this.logFile})` };
-    }, 100);
+    await eventually(
+      'Dispatch answering 200 on /readyz',
+      timeoutMs,
+      async () => {
+        if (!this.running) throw new Error(`Dispatch exited before it was ready:\n${await this.logTail()}`);
+        const status = await fetch(`${this.origin}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+          (response) => response.status,
+          () => 0,
+        );
+        return { done: status === 200, detail: `last: ${status || 'no answer'} (log: ${this.logFile})` };
+      },
+      100,
+    );
   }
-
 }

@@ -61,7 +61,17 @@ export interface ScenarioFigures {
   measures: Record<string, number | string>;
 }
 
-const emptyLoad = (): LoadFigures => ({ attempted: 0, answered_201: 0, answered_503: 0, answered_503_without_retry_after: 0, other_5xx: 0, other_answers: 0, hangs: 0, cut: 0, off_contract: 0 });
+const emptyLoad = (): LoadFigures => ({
+  attempted: 0,
+  answered_201: 0,
+  answered_503: 0,
+  answered_503_without_retry_after: 0,
+  other_5xx: 0,
+  other_answers: 0,
+  hangs: 0,
+  cut: 0,
+  off_contract: 0,
+});
 
 function loadKey(status: number): keyof LoadFigures {
   if (status === 201) return 'answered_201';
@@ -182,7 +192,8 @@ function totals(all: Headline[]): Headline {
   return total;
 }
 
-const shown = (value: number | string | undefined) => (value === undefined ? 'not measured' : typeof value === 'number' ? value.toLocaleString('en-US') : value);
+const shown = (value: number | string | undefined) =>
+  value === undefined ? 'not measured' : typeof value === 'number' ? value.toLocaleString('en-US') : value;
 
 /** One markdown table per scenario, of the figures it recorded. */
 function scenarioTable(name: string, figures: ScenarioFigures): string {
@@ -201,11 +212,21 @@ function scenarioTable(name: string, figures: ScenarioFigures): string {
   if (figures.database_down_ms !== undefined) rows.push(['database down (ms)', figures.database_down_ms]);
   if (figures.fuzz) {
     const fuzz = figures.fuzz;
-    rows.push(['requests valid by the document', fuzz.valid], ['hostile (mutated) requests', fuzz.mutated], ['5xx seen', fuzz.five_xx], ['answers off openapi.yaml', fuzz.off_contract]);
+    rows.push(
+      ['requests valid by the document', fuzz.valid],
+      ['hostile (mutated) requests', fuzz.mutated],
+      ['5xx seen', fuzz.five_xx],
+      ['answers off openapi.yaml', fuzz.off_contract],
+    );
   }
   if (figures.messages) {
     const messages = figures.messages;
-    rows.push(['messages accepted', messages.accepted], ['lost: accepted, no row', messages.without_row], ['lost: never reached its state', messages.not_final], ['duplicated', messages.duplicated]);
+    rows.push(
+      ['messages accepted', messages.accepted],
+      ['lost: accepted, no row', messages.without_row],
+      ['lost: never reached its state', messages.not_final],
+      ['duplicated', messages.duplicated],
+    );
     if (messages.stranded !== undefined) rows.push(['stranded (pending, no live job)', messages.stranded]);
   }
   if (figures.events) rows.push(['events emitted', figures.events.emitted], ['events not delivered', figures.events.not_delivered]);
@@ -223,7 +244,14 @@ export async function writeFigures(): Promise<void> {
     started_at: startedAt.toISOString(),
     ended_at: new Date().toISOString(),
     command: process.env.npm_lifecycle_event ? `npm run ${process.env.npm_lifecycle_event}` : process.argv.slice(1).join(' '),
-    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model, kernel: release(), node: process.version, load_average_at_start: loadAtStart, load_average_at_end: loadavg() },
+    machine: {
+      cores: availableParallelism(),
+      cpu: cpus()[0]?.model,
+      kernel: release(),
+      node: process.version,
+      load_average_at_start: loadAtStart,
+      load_average_at_end: loadavg(),
+    },
     failed_tests: failedTests,
     totals: totals(headlines.map(([, figures]) => figures)),
     scenarios: Object.fromEntries(all.map(([name, figures]) => [name, { ...figures, headline: headline(figures) }])),
@@ -232,16 +260,32 @@ export async function writeFigures(): Promise<void> {
   await writeFile(join(ARTIFACTS, 'figures.json'), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(join(ARTIFACTS, 'figures.md'), `${all.map(([name, figures]) => scenarioTable(name, figures)).join('\n\n')}\n`);
 
-  const columns: [string, keyof Headline][] = [['requests', 'requests'], ['faults', 'faults'], ['hostile', 'hostile'], ['5xx', 'five_xx'], ['off-doc', 'off_contract'], ['lost', 'lost'], ['dup', 'duplicated'], ['stranded', 'stranded'], ['no event', 'events_not_delivered'], ['no report', 'reports_lost']];
+  const columns: [string, keyof Headline][] = [
+    ['requests', 'requests'],
+    ['faults', 'faults'],
+    ['hostile', 'hostile'],
+    ['5xx', 'five_xx'],
+    ['off-doc', 'off_contract'],
+    ['lost', 'lost'],
+    ['dup', 'duplicated'],
+    ['stranded', 'stranded'],
+    ['no event', 'events_not_delivered'],
+    ['no report', 'reports_lost'],
+  ];
   const width = Math.max(...headlines.map(([name]) => name.length), 5);
-  const row = (name: string, figures: Headline) => `  ${name.padEnd(width)} ${columns.map(([title, key]) => String(figures[key]).padStart(title.length)).join(' ')}`;
-  process.stdout.write([
-    '',
-    `  Figures of this run (5xx excludes the 503 a database outage calls for): ${join(ARTIFACTS, 'figures.json')}, tables in figures.md`,
-    `  ${''.padEnd(width)} ${columns.map(([title]) => title).join(' ')}`,
-    ...headlines.map(([name, figures]) => row(name, figures)),
-    row('total', report.totals),
-    failedTests.length ? `  ${failedTests.length} test(s) failed; a figure they did not reach reads "not measured" in figures.md and counts 0 above` : '  Every chaos test passed.',
-    '',
-  ].join('\n'));
+  const row = (name: string, figures: Headline) =>
+    `  ${name.padEnd(width)} ${columns.map(([title, key]) => String(figures[key]).padStart(title.length)).join(' ')}`;
+  process.stdout.write(
+    [
+      '',
+      `  Figures of this run (5xx excludes the 503 a database outage calls for): ${join(ARTIFACTS, 'figures.json')}, tables in figures.md`,
+      `  ${''.padEnd(width)} ${columns.map(([title]) => title).join(' ')}`,
+      ...headlines.map(([name, figures]) => row(name, figures)),
+      row('total', report.totals),
+      failedTests.length
+        ? `  ${failedTests.length} test(s) failed; a figure they did not reach reads "not measured" in figures.md and counts 0 above`
+        : '  Every chaos test passed.',
+      '',
+    ].join('\n'),
+  );
 }

@@ -77,7 +77,9 @@ export class ReportingProvider {
     if (!this.#reporting.has(messageId)) {
       this.#reporting.add(messageId);
       const status = this.#options.outcome?.(messageId) ?? 'delivered';
-      this.#later((behaviour.delayMs ?? 0) + (this.#options.reportDelayMs ?? 200), () => this.#report(messageId, String(body?.dlr_url), { id: providerId, status }));
+      this.#later((behaviour.delayMs ?? 0) + (this.#options.reportDelayMs ?? 200), () =>
+        this.#report(messageId, String(body?.dlr_url), { id: providerId, status }),
+      );
     }
     return { ...behaviour, id: providerId };
   }

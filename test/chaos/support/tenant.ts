@@ -43,26 +43,48 @@ async function ok(expected: number, request: () => Promise<{ status: number; bod
  * priorities, and optionally a webhook endpoint for every event type.
  */
 export async function setUpTenant(baseUrl: string, options: { balance: number; routes: ChaosRoute[]; webhookUrl?: string }): Promise<ChaosTenant> {
-  const account = await ok(201, () => call('POST', '/admin/accounts', {
-    auth: 'admin',
-    baseUrl,
-    body: { email: `chaos-${randomBase62(10).toLowerCase()}@example.com`, name: 'Chaos tenant', balance: options.balance },
-  }), 'create the account');
-  const key = await ok(201, () => call('POST', `/admin/accounts/${account.id}/api-keys`, { auth: 'admin', baseUrl, body: { name: 'Chaos', rate_limit: 6000 } }), 'create the key');
+  const account = await ok(
+    201,
+    () =>
+      call('POST', '/admin/accounts', {
+        auth: 'admin',
+        baseUrl,
+        body: { email: `chaos-${randomBase62(10).toLowerCase()}@example.com`, name: 'Chaos tenant', balance: options.balance },
+      }),
+    'create the account',
+  );
+  const key = await ok(
+    201,
+    () => call('POST', `/admin/accounts/${account.id}/api-keys`, { auth: 'admin', baseUrl, body: { name: 'Chaos', rate_limit: 6000 } }),
+    'create the key',
+  );
   const sender = await ok(201, () => call('POST', '/senders/create', { auth: key.plain_key, baseUrl, body: { sender_id: SENDER } }), 'create the sender');
   await ok(200, () => call('POST', `/admin/senders/${sender.id}/approve`, { auth: 'admin', baseUrl }), 'approve the sender');
   const routeIds: number[] = [];
   for (const route of options.routes) {
-    const created = await ok(201, () => call('POST', '/admin/routes', {
-      auth: 'admin',
-      baseUrl,
-      body: { name: `chaos-${randomBase62(10)}`, provider: 'http', config: route.config, price_per_segment: route.price ?? PRICE },
-    }), `create the route ${JSON.stringify(route.config)}`);
-    await ok(200, () => call('PUT', `/admin/accounts/${account.id}/routes/${created.id}`, { auth: 'admin', baseUrl, body: { priority: route.priority } }), 'assign the route');
+    const created = await ok(
+      201,
+      () =>
+        call('POST', '/admin/routes', {
+          auth: 'admin',
+          baseUrl,
+          body: { name: `chaos-${randomBase62(10)}`, provider: 'http', config: route.config, price_per_segment: route.price ?? PRICE },
+        }),
+      `create the route ${JSON.stringify(route.config)}`,
+    );
+    await ok(
+      200,
+      () => call('PUT', `/admin/accounts/${account.id}/routes/${created.id}`, { auth: 'admin', baseUrl, body: { priority: route.priority } }),
+      'assign the route',
+    );
     routeIds.push(created.id);
   }
   if (options.webhookUrl) {
-    await ok(201, () => call('POST', '/webhooks/create', { auth: key.plain_key, baseUrl, body: { url: options.webhookUrl, events: ['*'] } }), 'create the webhook endpoint');
+    await ok(
+      201,
+      () => call('POST', '/webhooks/create', { auth: key.plain_key, baseUrl, body: { url: options.webhookUrl, events: ['*'] } }),
+      'create the webhook endpoint',
+    );
   }
   return { accountId: account.id, key: key.plain_key, routeIds };
 }

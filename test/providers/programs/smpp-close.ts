@@ -10,7 +10,15 @@ const provider = createSmppProvider(
   { enquireLinkMs: 50, responseTimeoutMs: 1_000, rebindMinMs: 20, rebindMaxMs: 200 },
 );
 if (mode === 'submit') {
-  const outcome = await provider.submit({ messageId: 'msg_test', to: '+447700900123', from: 'Dispatch', body: 'hello', encoding: 'GSM-7', segments: 1, parts: ['hello'] });
+  const outcome = await provider.submit({
+    messageId: 'msg_test',
+    to: '+447700900123',
+    from: 'Dispatch',
+    body: 'hello',
+    encoding: 'GSM-7',
+    segments: 1,
+    parts: ['hello'],
+  });
   process.stdout.write(`${outcome.status}\n`);
 } else {
   // Closed when the test says so (a line on stdin), after the SMSC has refused it a few times.

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { Batcher, runPrepared } from '../db/batching.ts';
+import { Batcher } from '../lib/batcher.ts';
+import { runPrepared } from '../db/statements.ts';
 
 const WINDOW_SECONDS = 60;
 
@@ -35,7 +36,7 @@ const COUNT_REQUESTS = `
 
 /**
  * Per-key request counting in fixed 60-second windows, stored in PostgreSQL. A request costs no
- * round trip of its own: concurrent requests are counted together in one statement (db/batching.ts),
+ * round trip of its own: concurrent requests are counted together in one statement (lib/batcher.ts),
  * and each gets its place in the window in arrival order.
  */
 export class KeyRateLimiter {

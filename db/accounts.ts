@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { pooledBatcher, runPrepared } from './batching.ts';
+import { pooledBatcher, runPrepared } from './statements.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
 export interface AccountRow {

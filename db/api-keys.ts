@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AccountRow } from './accounts.ts';
-import { pooledBatcher, runPrepared } from './batching.ts';
+import { pooledBatcher, runPrepared } from './statements.ts';
 
 export interface ApiKeyRow {
   id: string;

@@ -17,7 +17,7 @@ export function connect(databaseUrl: string, poolMax = 10, options: { durable?: 
     // A server that does not answer must not hold a request for long: connecting gives up after
     // 5 s and waiting for a pooled connection after 10 s, and the caller answers 503.
     connectionTimeoutMillis: 5000,
-    // Statements that a transaction issues side by side (sideBySide, db/batching.ts) are written
+    // Statements that a transaction issues side by side (sideBySide, db/statements.ts) are written
     // at once and answered in order, in one round trip: without it the driver sends each after the
     // last answer.
     pipeline: true,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runInOrder, type Statement } from './batching.ts';
+import { runInOrder, type Statement } from './statements.ts';
 
 type UpstreamIds = { routeId: number; providerMessageId: string }[];
 

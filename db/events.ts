@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared, statementName } from './batching.ts';
+import { runPrepared, statementName } from './statements.ts';
 import { columnsOf, insertFromJson } from './json-rows.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 import { activeEndpointsJson, endpointsFromJson, type FanOutEndpoint } from './webhooks.ts';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from './batching.ts';
+import { runPrepared } from './statements.ts';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
 export type LedgerKind = 'credit' | 'debit' | 'refund' | 'adjustment';

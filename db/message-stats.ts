@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from './batching.ts';
+import { runPrepared } from './statements.ts';
 import { STRIPE_OF_EXITED_BACKEND } from './messages.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared, statementName, type Statement } from './batching.ts';
+import { runPrepared, statementName, type Statement } from './statements.ts';
 import { columnsOf, insertFromJson } from './json-rows.ts';
 import { NEWEST_FIRST, readPage, type Page, type PageRequest } from './pagination.ts';
 

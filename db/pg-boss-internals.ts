@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { GroupConcurrencyConfig, JobWithMetadata, PgBoss } from 'pg-boss';
-import { runPrepared, statementName } from './batching.ts';
+import { runPrepared, statementName } from './statements.ts';
 
 /*
  * Everything of Dispatch's that reaches past pg-boss's public API, in one place. Checked against

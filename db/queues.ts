@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { PgBoss, type JobOptions, type QueueOptions } from 'pg-boss';
-import { sideBySide } from './batching.ts';
+import { sideBySide } from './statements.ts';
 import { inTransaction, prepareStatements } from './pg-boss-internals.ts';
 
 /** Every background queue, with its options, in one table. */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { pooledBatcher, runPrepared } from './batching.ts';
+import { pooledBatcher, runPrepared } from './statements.ts';
 
 export type ProviderName = 'simulator' | 'http' | 'smpp';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from './batching.ts';
+import { runPrepared } from './statements.ts';
 import { routeColumns, type RouteRow } from './routes.ts';
 
 export interface SendChecks {

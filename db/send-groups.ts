@@ -19,14 +19,11 @@ export const SEND_JOB_MESSAGES = 16;
 /**
  * A send job's data: its messages, all of one account, and that account, so that the worker reads
  * the account's state and routes beside the messages rather than after them. Jobs that name no
- * account (reconciliation's, and jobs enqueued before they named one) are read in turn; jobs
- * enqueued before jobs carried several had `message_id`.
+ * account (reconciliation's) are read in turn.
  */
-export type SendJobData = { message_ids: string[]; account_id?: string } | { message_id: string };
-export const SEND_JOB_FIELDS = ['message_ids', 'message_id'] as const;
-
-export const messageIdsOf = (data: SendJobData): string[] => ('message_ids' in data ? data.message_ids : [data.message_id]);
-export const accountIdOf = (data: SendJobData): string | undefined => ('account_id' in data ? data.account_id : undefined);
+export type SendJobData = { message_ids: string[]; account_id?: string };
+/** The fields of a send job's data that carry its messages' ids. */
+export const SEND_JOB_FIELDS = ['message_ids'] as const;
 
 /** The send jobs of newly accepted messages: by first route and account, at most SEND_JOB_MESSAGES each. */
 export function sendJobs(messages: { id: string; accountId: string; firstRouteId: number }[]): { data: SendJobData; options: PerJobOptions }[] {

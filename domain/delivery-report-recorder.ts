@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { JobQueue } from '../db/queues.ts';
 import type { DeliveryReport } from '../providers/types.ts';
-import { Batcher } from '../db/batching.ts';
+import { Batcher } from '../lib/batcher.ts';
 import { recordDeliveryReports, type RecordedReport, type RouteReport } from './message-outcomes.ts';
 
 /**
  * Records delivery reports as they arrive, those that arrive together in one transaction
- * (db/batching.ts): an upstream reports about as fast as Dispatch submits, so one report a
+ * (lib/batcher.ts): an upstream reports about as fast as Dispatch submits, so one report a
  * transaction would cost the database as much again as the sending.
  */
 export class DeliveryReportRecorder {

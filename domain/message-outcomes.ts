@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { sideBySide } from '../db/batching.ts';
+import { sideBySide } from '../db/statements.ts';
 import { keepEarlyReports, lockProviderMessagesThen, takeEarlyReports, takeEarlyReportsOf } from '../db/early-reports.ts';
 import { applyBalanceChange, refundedFor } from '../db/ledger.ts';
 import { settleSubmission, type SubmissionResult } from '../db/message-attempts.ts';

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
-import { Batcher } from '../db/batching.ts';
+import { Batcher } from '../lib/batcher.ts';
 import { acceptBatch, acceptMessage, BatchRefused, type SendItem } from './sending.ts';
 
 /**
  * Group commit of single sends: the sends that arrive while a group commits share the next
- * group's transaction, its statements and the balance row's lock (db/batching.ts).
+ * group's transaction, its statements and the balance row's lock (lib/batcher.ts).
  *
  * Each send keeps its own outcome: acceptBatch refuses one alone for what concerns it alone.
  * When some accounts' sends cannot be accepted together (a key's limit or the balance reached

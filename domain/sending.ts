@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { findAccount, type AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
-import { sideBySide } from '../db/batching.ts';
+import { sideBySide } from '../db/statements.ts';
 import type { LedgerChange } from '../db/ledger.ts';
 import { insertMessages, type MessageRow, type NewMessage } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';

@@ -3,7 +3,7 @@ import { beginSubmission, beginSubmissions } from '../db/message-attempts.ts';
 import { findMessagesToSubmit, type MessageToSubmit } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { sendingStateOfAccounts, type AccountSendingState } from '../db/routes.ts';
-import { Batcher } from '../db/batching.ts';
+import { Batcher } from '../lib/batcher.ts';
 import { recordAcceptances, type Acceptance } from './message-outcomes.ts';
 
 // Enough to amortise a round trip over the messages a process has in flight; one batch of a kind
@@ -12,7 +12,7 @@ const BATCH = { maxBatch: 64, maxInFlight: 1 };
 
 /**
  * The reads and writes around each submission that every message of the send worker makes,
- * shared by the messages in flight in this process (db/batching.ts): the message, and whether
+ * shared by the messages in flight in this process (lib/batcher.ts): the message, and whether
  * its account may send and by which routes, read, the submission begun, and the upstream's
  * acceptance recorded, each for all of them with one statement (one transaction for the
  * acceptances) instead of one each.

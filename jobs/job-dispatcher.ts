@@ -1,5 +1,5 @@
 import type { FetchOptions, JobWithMetadata, PgBoss } from 'pg-boss';
-import { Batcher } from '../db/batching.ts';
+import { Batcher } from '../lib/batcher.ts';
 import { fetchInTurn, type TurnOptions } from '../db/pg-boss-internals.ts';
 import { JOBS_CHANNEL } from '../db/queues.ts';
 import { listenFor, type NotificationListener } from '../db/notifications.ts';

@@ -1,5 +1,5 @@
 import { QUEUES } from '../db/queues.ts';
-import { accountIdOf, messageIdsOf, ROUTE_CONCURRENCY, type SendJobData } from '../db/send-groups.ts';
+import { ROUTE_CONCURRENCY, type SendJobData } from '../db/send-groups.ts';
 import { submitMessage, type SubmitDependencies } from '../domain/submission.ts';
 import { SubmissionBatches } from '../domain/submission-batches.ts';
 import type { JobDispatchers } from './job-dispatcher.ts';
@@ -25,9 +25,9 @@ export function startSendWorker(dispatchers: JobDispatchers, deps: SendDependenc
     { concurrency: SEND_SLOTS, pollMs: SEND_POLL_MS, fetch: { groupConcurrency: ROUTE_CONCURRENCY } },
     async (job) => {
       const retriesSpent = job.retryCount >= job.retryLimit;
-      const accountId = accountIdOf(job.data);
+      const accountId = job.data.account_id;
       const outcomes = await Promise.all(
-        messageIdsOf(job.data).map((messageId) =>
+        job.data.message_ids.map((messageId) =>
           submitMessage(submit, messageId, retriesSpent, accountId).catch((error: unknown) => {
             deps.onError(error, messageId);
             return 'failed' as const;

@@ -12,7 +12,7 @@
 import http from 'node:http';
 import { text } from 'node:stream/consumers';
 import pg from 'pg';
-import { Batcher } from '../../db/batching.ts';
+import { Batcher } from '../../lib/batcher.ts';
 import { newId } from '../../domain/ids.ts';
 
 const ROUTE_ID = 1;

@@ -4,18 +4,20 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 
 /**
- * The house style's floors: app -> handlers | jobs -> domain -> db | providers, with sdk/ (the
- * contract's generated types and the webhook signature scheme, a package of its own) beneath them
- * all. Each folder may import from itself and from the floors below it, never from a floor above
+ * The house style's floors: app -> handlers | jobs -> domain -> db | providers, with lib/
+ * (in-process machinery with no rules and no SQL) beside the ground floor and sdk/ (the
+ * contract's generated types and the webhook signature scheme, a package of its own) beneath
+ * them all. Each folder may import from itself and from the floors below it, never from a floor above
  * or beside it: so handlers/ and jobs/ never import each other.
  */
 const MAY_IMPORT: Record<string, string[]> = {
-  app: ['app', 'handlers', 'jobs', 'domain', 'db', 'providers', 'sdk'],
-  handlers: ['handlers', 'domain', 'db', 'providers', 'sdk'],
-  jobs: ['jobs', 'domain', 'db', 'providers', 'sdk'],
-  domain: ['domain', 'db', 'providers', 'sdk'],
-  db: ['db', 'sdk'],
-  providers: ['providers', 'sdk'],
+  app: ['app', 'handlers', 'jobs', 'domain', 'db', 'providers', 'lib', 'sdk'],
+  handlers: ['handlers', 'domain', 'db', 'providers', 'lib', 'sdk'],
+  jobs: ['jobs', 'domain', 'db', 'providers', 'lib', 'sdk'],
+  domain: ['domain', 'db', 'providers', 'lib', 'sdk'],
+  db: ['db', 'lib', 'sdk'],
+  providers: ['providers', 'lib', 'sdk'],
+  lib: ['lib'],
   sdk: ['sdk'],
 };
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { runPrepared, sideBySide } from '../../db/batching.ts';
+import { runPrepared, sideBySide } from '../../db/statements.ts';
 import { harness } from '../support/harness.ts';
 
 describe("the pools' pipelining connections", () => {

@@ -257,18 +257,23 @@ export async function findMessagesToSubmit(db: Knex, ids: string[]): Promise<Mes
 }
 
 /**
- * The message, locked, if it failed with an unknown outcome on this route: submitted there, no
- * answer recorded, refunded. A delivery report from that route may still prove it delivered.
+ * Of these (route, message id) pairs, the messages, locked, that failed with an unknown outcome
+ * on that route: submitted there, no answer recorded, refunded. A delivery report from that route
+ * may still prove them delivered. One statement for all of them.
  */
-export async function findTimedOutMessage(trx: Knex.Transaction, routeId: number, messageId: string): Promise<MessageRow | undefined> {
+export async function findTimedOutMessages(
+  trx: Knex.Transaction,
+  candidates: { routeId: number; messageId: string }[],
+): Promise<(MessageRow & { reported_by: number })[]> {
+  if (candidates.length === 0) return [];
   const { rows } = await trx.raw(
-    `SELECT m.* FROM messages m
-     WHERE m.id = ? AND m.status = 'failed' AND m.error->>'code' = 'provider_timeout'
-       AND EXISTS (SELECT 1 FROM message_attempts a WHERE a.message_id = m.id AND a.route_id = ? AND a.outcome = 'unknown')
-     FOR UPDATE OF m`,
-    [messageId, routeId],
+    `SELECT c.route_id AS reported_by, m.* FROM messages m JOIN unnest(?::integer[], ?::text[]) AS c (route_id, message_id) ON m.id = c.message_id
+     WHERE m.status = 'failed' AND m.error->>'code' = 'provider_timeout'
+       AND EXISTS (SELECT 1 FROM message_attempts a WHERE a.message_id = m.id AND a.route_id = c.route_id AND a.outcome = 'unknown')
+     ORDER BY m.id FOR UPDATE OF m`,
+    [candidates.map(({ routeId }) => routeId), candidates.map(({ messageId }) => messageId)],
   );
-  return rows[0];
+  return rows;
 }
 
 /** Sets the charge of a message whose balance change was recorded beside it. */

@@ -6,7 +6,7 @@ import { settleSubmission, type SubmissionResult } from '../db/message-attempts.
 import { anyPartAmong, findPart, insertParts, markPart, type PartRow } from '../db/message-parts.ts';
 import {
   findMessageById,
-  findTimedOutMessage,
+  findTimedOutMessages,
   messagesByIdsLocked,
   setMessageCost,
   messagesByProviderIdsLocked,
@@ -150,12 +150,8 @@ export async function recordAcceptances(db: Knex, jobs: JobQueue, acceptances: A
 }
 
 /** An acceptance that refunds part of the charge, or of a message sent in parts, whose reports are kept by part. */
-async function recordParticularAcceptance(
-  trx: Knex.Transaction,
-  jobs: JobQueue,
-  message: MessageRow,
-  { messageId, route, price, accepted, submission }: Acceptance,
-): Promise<void> {
+async function recordParticularAcceptance(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, acceptance: Acceptance): Promise<void> {
+  const { messageId, route, price, accepted, submission } = acceptance;
   await settleSubmission(trx, submission.attemptId, { outcome: 'accepted', durationMs: submission.durationMs });
   const excess = fromUnits(toUnits(message.cost) - toUnits(price));
   if (compare(excess, '0') > 0) await settle(trx, message, excess, 'refund', `Carried by a cheaper route to ${message.to}`);
@@ -167,7 +163,7 @@ async function recordParticularAcceptance(
     cost: compare(excess, '0') > 0 ? price : message.cost,
   });
   if (!sent) return;
-  const partIds = partIdsOf({ messageId, route, price, accepted, submission });
+  const partIds = partIdsOf(acceptance);
   if (partIds.length === 0) {
     for (const report of await takeEarlyReports(trx, route.id, accepted.providerMessageId))
       await applyReport(trx, jobs, sent, report as unknown as DeliveryReport);
@@ -283,11 +279,17 @@ async function recordRound(trx: Knex.Transaction, jobs: JobQueue, reports: Route
   const found = upstreamIds.map((id) => wholes.get(upstreamKey(id)));
   // A report that proves delivered a message whose submit answer never came (it failed with
   // provider_timeout) names it by Dispatch's id: echoed as message_id, or as the provider's own id.
+  const candidates = reports.flatMap(({ routeId, report }, index) =>
+    found[index] || parts.has(upstreamKey(upstreamIds[index])) || report.status !== 'delivered'
+      ? []
+      : [{ index, routeId, messageId: report.messageId ?? report.providerMessageId }],
+  );
+  const timedOut = await findTimedOutMessages(trx, candidates);
   const late = new Map<number, MessageRow>();
-  for (const [index, { routeId, report }] of reports.entries()) {
-    if (found[index] || parts.has(upstreamKey(upstreamIds[index])) || report.status !== 'delivered') continue;
-    const message = await findTimedOutMessage(trx, routeId, report.messageId ?? report.providerMessageId);
-    if (message) late.set(index, message);
+  for (const { index, routeId, messageId } of candidates) {
+    const message = timedOut.find((row) => row.id === messageId && row.reported_by === routeId);
+    // Two reports naming one message move and charge it once.
+    if (message && ![...late.values()].includes(message)) late.set(index, message);
   }
   const keep = (index: number) => !found[index] && !parts.has(upstreamKey(upstreamIds[index])) && !late.has(index);
   // Side by side: reports kept for later and messages moved concern different upstream ids. A

@@ -80,10 +80,8 @@ describe('webhook turns while 50 endpoints of five accounts hang', function () {
 
   async function promptDeliveries(account: Tenant, receiver: WebhookReceiver): Promise<number[]> {
     const before = receiver.received.length;
-    for (let i = 0; i < PROMPT_EVENTS; i++) {
-      await emit(account);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // One after another, each once the last is accepted: a steady trickle, not a burst.
+    for (let i = 0; i < PROMPT_EVENTS; i++) await emit(account);
     await receiver.waitFor((received) => received.length === before + PROMPT_EVENTS, 60_000);
     return latencies(receiver.received.slice(before));
   }
@@ -167,5 +165,9 @@ describe('webhook turns while 50 endpoints of five accounts hang', function () {
       } = await stage.pool.query('SELECT status, attempts FROM webhook_deliveries WHERE endpoint_id = $1', [failing.id]);
       return { done: row?.status === 'abandoned', detail: JSON.stringify(row) };
     });
+    // Exactly the schedule's attempts, none after the last.
+    expect(failing.receiver.received).to.have.length(SCHEDULE.length);
+    const { rows: attemptRows } = await stage.pool.query('SELECT attempt FROM webhook_attempts WHERE endpoint_id = $1 ORDER BY attempt', [failing.id]);
+    expect(attemptRows.map((row) => row.attempt)).to.deep.equal(SCHEDULE.map((_, n) => n + 1));
   });
 });

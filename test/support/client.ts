@@ -106,6 +106,15 @@ export async function checkUnrouted(what: string, response: Response): Promise<a
   return body;
 }
 
+/**
+ * A body in the error envelope of openapi.yaml, for answers of URLs the document does not describe
+ * (the provider callbacks), checked against the schema every error answer has.
+ */
+export async function checkErrorBody(what: string, body: unknown): Promise<void> {
+  const api = await loadContract();
+  assertValid(api.validator.validateResponse(body, errorOperation(api), 400), what, body);
+}
+
 /** A fetch for clients under test (the SDK): every answer from Dispatch is checked like call()'s. */
 export const contractCheckingFetch: typeof fetch = async (input, init) => {
   await loadContract();

@@ -13,6 +13,7 @@ import { answerClientError } from './client-error.ts';
 import type { Config } from './config.ts';
 import { startKeyCache } from './key-cache.ts';
 import { KeyUsageRecorder } from './key-usage.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
 import { Metrics } from './metrics.ts';
 import type { Logger } from './logger.ts';
 import { KeyRateLimiter } from './rate-limit.ts';
@@ -33,7 +34,16 @@ const KEY_USAGE_FLUSH_MS = 10_000;
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** What serving the API needs beyond the shared pool: authentication's caches and counters, and the send group commit. */
-async function startApi(db: Knex, databaseUrl: string, jobs: JobQueue, config: Config, countReport: CountReport, publicOrigin: () => string, logger: Logger) {
+async function startApi(
+  db: Knex,
+  databaseUrl: string,
+  jobs: JobQueue,
+  config: Config,
+  countReport: CountReport,
+  publicOrigin: () => string,
+  logger: Logger,
+  clock: Clock,
+) {
   const counters = connect(databaseUrl, 4, { durable: false });
   const keyUsage = new KeyUsageRecorder(db, KEY_USAGE_FLUSH_MS, (error) => logger.error({ err: error }, 'could not record key use'));
   keyUsage.start();
@@ -51,7 +61,8 @@ async function startApi(db: Knex, databaseUrl: string, jobs: JobQueue, config: C
       db,
       jobs,
       settings: { webhookAllowPrivateUrls: config.webhookAllowPrivateUrls },
-      sends: new SendGroupCommit(db, jobs),
+      sends: new SendGroupCommit(db, jobs, clock),
+      clock,
       keyLastUsed: (keyId, stored) => keyUsage.lastUsed(keyId, stored),
       // Requests arrive only once the server listens, when the origin is known.
       inboundUrl: (dlrToken) => `${publicOrigin()}/callbacks/inbound/${dlrToken}`,
@@ -75,7 +86,7 @@ async function startApi(db: Knex, databaseUrl: string, jobs: JobQueue, config: C
  * Connects, migrates under the advisory lock, starts the queues and listens; then serves the API,
  * works the jobs, or both, as `config.role` says.
  */
-export async function startDispatch(config: Config, databaseUrl: string, logger: Logger): Promise<Dispatch> {
+export async function startDispatch(config: Config, databaseUrl: string, logger: Logger, clock: Clock = systemClock): Promise<Dispatch> {
   const db = connect(databaseUrl);
   await migrateLatest(db);
   const boss = await startQueues(databaseUrl, (error) => logger.error({ err: error }, 'job queue error'));
@@ -89,7 +100,7 @@ export async function startDispatch(config: Config, databaseUrl: string, logger:
       .catch((error: unknown) => logger.warn({ err: error, route_id: routeId }, 'could not count a delivery report'));
   /** The public base of callback URLs: known once the server listens (PORT may be 0). */
   let origin = '';
-  const api = config.role === 'worker' ? undefined : await startApi(db, databaseUrl, jobs, config, countReport, () => origin, logger);
+  const api = config.role === 'worker' ? undefined : await startApi(db, databaseUrl, jobs, config, countReport, () => origin, logger, clock);
   const app = await createApp(
     {
       logger,

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { Batcher } from '../lib/batcher.ts';
+import type { Clock } from '../lib/clock.ts';
 import { acceptBatch, acceptMessage, BatchRefused, type SendItem } from './sending.ts';
 
 /**
@@ -19,10 +20,12 @@ export class SendGroupCommit {
   readonly #batcher: Batcher<SendItem, MessageRow>;
   readonly #db: Knex;
   readonly #jobs: JobQueue;
+  readonly #clock: Clock;
 
-  constructor(db: Knex, jobs: JobQueue) {
+  constructor(db: Knex, jobs: JobQueue, clock: Clock) {
     this.#db = db;
     this.#jobs = jobs;
+    this.#clock = clock;
     this.#batcher = new Batcher<SendItem, MessageRow>({
       run: (sends) => this.#acceptGroup(sends),
       runOne: (send) => this.#acceptAlone(send),
@@ -50,6 +53,7 @@ export class SendGroupCommit {
             this.#jobs,
             together.map((index) => sends[index]),
             'whole',
+            this.#clock(),
           ),
         );
         together.forEach((index, position) => {
@@ -73,6 +77,6 @@ export class SendGroupCommit {
   }
 
   #acceptAlone(send: SendItem): Promise<MessageRow> {
-    return this.#db.transaction((trx) => acceptMessage(trx, this.#jobs, send.sender, send.request));
+    return this.#db.transaction((trx) => acceptMessage(trx, this.#jobs, send.sender, send.request, { now: this.#clock() }));
   }
 }

@@ -166,7 +166,7 @@ async function insufficientFor(trx: Knex.Transaction, account: AccountRow, cost:
  * the numbers' opt-out locks account by account in ascending order, then the keys' counts in
  * ascending order, then the balances in ascending order, each held to the commit.
  */
-export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: SendItem[], policy: BatchPolicy): Promise<SendOutcome[]> {
+export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: SendItem[], policy: BatchPolicy, now = new Date()): Promise<SendOutcome[]> {
   const outcomes: SendOutcome[] = new Array(items.length);
   const refusedRows: { index: number; row: NewMessage }[] = [];
   const refuse = (index: number, refusal: ApiError, plan?: SegmentPlan, country: string | null = null) => {
@@ -176,7 +176,7 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
       const row = newMessage(items[index], plan, country, '0.0000', newId('msg'));
       // A stored refusal is of a recipient (invalid_request_error) or of the balance.
       const type = refusal.type === 'balance_error' ? 'balance_error' : 'invalid_request_error';
-      refusedRows.push({ index, row: { ...row, status: 'failed', error: { type, code: refusal.code, message: refusal.message }, failed_at: new Date() } });
+      refusedRows.push({ index, row: { ...row, status: 'failed', error: { type, code: refusal.code, message: refusal.message }, failed_at: now } });
     }
   };
 
@@ -208,7 +208,7 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
   for (const keyId of [...keys.keys()].sort()) {
     const key = keys.get(keyId)!;
     try {
-      allowances.set(keyId, await checkSendLimits(trx, key, checked.filter(({ item }) => item.sender.apiKey?.id === keyId).length));
+      allowances.set(keyId, await checkSendLimits(trx, key, checked.filter(({ item }) => item.sender.apiKey?.id === keyId).length, now));
     } catch (error) {
       if (error instanceof ApiError) throw new BatchRefused(error, [key.account_id]);
       throw error;
@@ -297,9 +297,9 @@ async function chargeWhileCovered(
 }
 
 /** The answer of a batch of one: its message, or its refusal thrown. */
-async function acceptOne(trx: Knex.Transaction, jobs: JobQueue, item: SendItem): Promise<MessageRow> {
+async function acceptOne(trx: Knex.Transaction, jobs: JobQueue, item: SendItem, now: Date): Promise<MessageRow> {
   try {
-    const [outcome] = await acceptBatch(trx, jobs, [item], 'whole');
+    const [outcome] = await acceptBatch(trx, jobs, [item], 'whole', now);
     if ('refusal' in outcome) throw outcome.refusal;
     return outcome.message;
   } catch (error) {
@@ -316,9 +316,9 @@ export function acceptMessage(
   jobs: JobQueue,
   sender: SendingCaller,
   request: SendRequest,
-  options: { optOutConfirmation?: boolean } = {},
+  { optOutConfirmation, now = new Date() }: { optOutConfirmation?: boolean; now?: Date } = {},
 ): Promise<MessageRow> {
-  return acceptOne(trx, jobs, { sender, request, ...options });
+  return acceptOne(trx, jobs, { sender, request, optOutConfirmation }, now);
 }
 
 export interface BulkOutcome {
@@ -338,6 +338,7 @@ export async function acceptBulk(
   jobs: JobQueue,
   sender: SendingCaller,
   request: Omit<SendRequest, 'to'> & { recipients: string[] },
+  now = new Date(),
 ): Promise<BulkOutcome> {
   const { recipients, ...common } = request;
   let outcomes: SendOutcome[];
@@ -347,6 +348,7 @@ export async function acceptBulk(
       jobs,
       recipients.map((to) => ({ sender, request: { ...common, to } })),
       'while-covered',
+      now,
     );
   } catch (error) {
     throw error instanceof BatchRefused ? error.refusal : error;

@@ -24,7 +24,7 @@ export const getBalance: CustomerHandler<'getBalance'> = async (_request, { serv
 });
 
 export const getUsage: CustomerHandler<'getUsage'> = async ({ query }, { services, caller }) => {
-  const usage = await usageFor(services.db, caller.account, query.period);
+  const usage = await usageFor(services.db, caller.account, query.period, services.clock());
   return { status: 200, data: toUsage(usage, caller.account.currency) };
 };
 

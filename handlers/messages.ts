@@ -16,14 +16,14 @@ export const sendMessage: CustomerHandler<'sendMessage'> = async ({ body, header
   if (key === undefined) return { status: 201, data: toMessage(await services.sends.accept(caller, body)) };
   const outcome = await idempotently(services.db, caller.account.id, key, requestFingerprint('sendMessage', body), async (trx) => ({
     status: 201,
-    data: toMessage(await acceptMessage(trx, services.jobs, caller, body)),
+    data: toMessage(await acceptMessage(trx, services.jobs, caller, body, { now: services.clock() })),
   }));
   return { status: 201, data: outcome.data, ...(outcome.replayed && { headers: replayHeaders }) };
 };
 
 export const sendBulkMessages: CustomerHandler<'sendBulkMessages'> = async ({ body, headers }, { services, caller }) => {
   const outcome = await idempotently(services.db, caller.account.id, idempotencyKey(headers), requestFingerprint('sendBulkMessages', body), async (trx) => {
-    const bulk = await acceptBulk(trx, services.jobs, caller, body);
+    const bulk = await acceptBulk(trx, services.jobs, caller, body, services.clock());
     return {
       status: 201,
       data: { object: 'bulk_result' as const, total: bulk.messages.length, sent: bulk.accepted, failed: bulk.failed, messages: bulk.messages.map(toMessage) },

@@ -3,6 +3,7 @@ import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import type { JobQueue } from '../db/queues.ts';
 import type { InboundLog } from '../domain/inbound.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { SendGroupCommit } from '../domain/send-group-commit.ts';
 import type { components, operations } from '../sdk/generated/openapi.ts';
 
@@ -64,6 +65,8 @@ export interface Services {
   inboundUrl: (dlrToken: string) => string;
   /** Where a handler reports what it gave up on while its request succeeded (a keyword's auto-reply it could not send). */
   log: InboundLog;
+  /** The time of day the rules read (a test sets it). */
+  clock: Clock;
 }
 
 export interface Context<Caller> {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { call, expectError } from '../support/client.ts';
-import { clearOfUtcMidnight, createTenant, storeMessages } from '../support/fixtures.ts';
+import { createTenant, storeMessages } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 
 describe('GET /account', () => {
@@ -39,38 +39,38 @@ describe('GET /balance', () => {
 
 describe('GET /usage', () => {
   it('totals messages and cost by status over the month by default', async () => {
-    await clearOfUtcMidnight();
+    harness.clock.set(new Date('2031-05-20T12:00:00.000Z'));
     const tenant = await createTenant();
+    const thisMonth = new Date('2031-05-02T08:00:00.000Z');
     await storeMessages(tenant, [
-      { status: 'delivered', cost: '0.0075' },
-      { status: 'delivered', cost: '0.0150' },
-      { status: 'failed', cost: '0.0000' },
-      { status: 'pending', cost: '0.0075' },
+      { status: 'delivered', cost: '0.0075', created_at: thisMonth },
+      { status: 'delivered', cost: '0.0150', created_at: thisMonth },
+      { status: 'failed', cost: '0.0000', created_at: thisMonth },
+      { status: 'pending', cost: '0.0075', created_at: thisMonth },
+      { status: 'delivered', cost: '0.0500', created_at: new Date('2031-04-30T23:59:59.000Z') },
     ]);
     const response = await call('GET', '/usage', { auth: tenant.key });
     expect(response.status).to.equal(200);
     expect(response.body.data).to.deep.include({ object: 'usage', period: 'month', currency: 'USD', totals: { messages: 4, cost: 0.03 } });
     expect(response.body.data.by_status).to.deep.equal({ pending: 1, sent: 0, delivered: 2, failed: 1, undelivered: 0 });
-    const start = new Date(response.body.data.starts_at);
-    expect(start.getUTCDate()).to.equal(1);
-    expect(start.getUTCHours()).to.equal(0);
+    expect(response.body.data.starts_at).to.equal('2031-05-01T00:00:00.000Z');
   });
 
   it('counts only today for period=day, and everything for period=all', async () => {
-    await clearOfUtcMidnight();
+    harness.clock.set(new Date('2031-05-20T00:00:01.000Z'));
     const tenant = await createTenant();
-    const longAgo = new Date(Date.UTC(2020, 0, 15));
     await harness
       .db('accounts')
       .where({ id: tenant.accountId })
       .update({ created_at: new Date(Date.UTC(2020, 0, 1)) });
     await storeMessages(tenant, [
-      { status: 'sent', cost: '0.0100' },
-      { status: 'delivered', cost: '0.0200', created_at: longAgo },
+      { status: 'sent', cost: '0.0100', created_at: new Date('2031-05-20T00:00:00.000Z') },
+      { status: 'delivered', cost: '0.0200', created_at: new Date('2031-05-19T23:59:59.999Z') },
     ]);
     const day = await call('GET', '/usage?period=day', { auth: tenant.key });
     expect(day.body.data.totals).to.deep.equal({ messages: 1, cost: 0.01 });
     expect(day.body.data.by_status.sent).to.equal(1);
+    expect(day.body.data.starts_at).to.equal('2031-05-20T00:00:00.000Z');
     const all = await call('GET', '/usage?period=all', { auth: tenant.key });
     expect(all.body.data.totals).to.deep.equal({ messages: 2, cost: 0.03 });
     expect(all.body.data.starts_at).to.equal('2020-01-01T00:00:00.000Z');

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { ledgerSum } from '../../db/ledger.ts';
 import { JOBS_CHANNEL, jobQueueOf, QUEUES } from '../../db/queues.ts';
 import { call, expectError } from '../support/client.ts';
-import { addRoute, clearOfUtcMidnight, createAdminKey, eventually, sendingTenant, waitForMessage } from '../support/fixtures.ts';
+import { addRoute, createAdminKey, eventually, sendingTenant, waitForMessage } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 
 const TO = '+14155550123';
@@ -172,24 +172,24 @@ describe('POST /messages/send', () => {
   });
 
   it("answers 429 daily_limit_exceeded past the key's daily limit, with Retry-After to the end of the UTC day", async () => {
-    await clearOfUtcMidnight();
+    harness.clock.set(new Date('2031-05-20T23:00:00.250Z'));
     const tenant = await sendingTenant();
     const key = await createAdminKey(tenant.accountId, { name: 'Capped', daily_limit: 2 });
     for (let i = 0; i < 2; i++)
       expect((await call('POST', '/messages/send', { auth: key.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } })).status).to.equal(201);
-    const asked = Date.now();
     const refused = await call('POST', '/messages/send', { auth: key.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
-    const answered = Date.now();
     expectError(refused, 429, 'daily_limit_exceeded');
-    // The server read its clock between these two readings of ours, however long the request took.
-    const secondsToMidnight = (at: number) => (86_400_000 - (at % 86_400_000)) / 1000;
-    expect(Number(refused.headers.get('retry-after'))).to.be.within(Math.floor(secondsToMidnight(answered)), Math.ceil(secondsToMidnight(asked)));
+    // 3,599.75 seconds to midnight, rounded up.
+    expect(refused.headers.get('retry-after')).to.equal('3600');
     // Another key of the account is not limited by this one.
     expect((await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } })).status).to.equal(201);
+    // At midnight the key's day starts again.
+    harness.clock.set(new Date('2031-05-21T00:00:00.000Z'));
+    expect((await call('POST', '/messages/send', { auth: key.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } })).status).to.equal(201);
   });
 
   it("answers 429 monthly_limit_exceeded past the key's monthly limit", async () => {
-    await clearOfUtcMidnight();
+    harness.clock.set(new Date('2031-05-31T23:59:59.000Z'));
     const tenant = await sendingTenant();
     const key = await createAdminKey(tenant.accountId, { name: 'Monthly', monthly_limit: 1 });
     expect((await call('POST', '/messages/send', { auth: key.plain_key, body: { to: TO, from: 'Dispatch', body: 'Hi' } })).status).to.equal(201);
@@ -197,7 +197,7 @@ describe('POST /messages/send', () => {
   });
 
   it('accepts exactly the daily limit of 50 concurrent sends through one key, and counts none that the balance refused', async () => {
-    await clearOfUtcMidnight();
+    harness.clock.set(new Date('2031-05-20T23:59:59.000Z'));
     // 0.25 covers the 20 sends and five more.
     const tenant = await sendingTenant({ balance: 0.25, routes: [{ price: 0.01 }] });
     const key = await createAdminKey(tenant.accountId, { name: 'Capped', daily_limit: 20, monthly_limit: 30 });

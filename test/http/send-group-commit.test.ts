@@ -5,7 +5,7 @@ import { ledgerSum } from '../../db/ledger.ts';
 import { jobQueueOf } from '../../db/queues.ts';
 import { SendGroupCommit } from '../../domain/send-group-commit.ts';
 import { call } from '../support/client.ts';
-import { clearOfUtcMidnight, createAdminKey, sendingTenant, type Tenant } from '../support/fixtures.ts';
+import { createAdminKey, sendingTenant, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 
 /** Single sends arriving together share transactions (group commit); each keeps the outcome it would have had alone. */
@@ -28,7 +28,7 @@ describe('single sends committed in groups', function () {
     const tenant = await sendingTenant({ balance: 10 });
     const account = await findAccount(harness.db, tenant.accountId);
     const apiKey: ApiKeyRow = await harness.db('api_keys').where({ id: tenant.keyId }).first();
-    const sends = new SendGroupCommit(harness.db, jobQueueOf(harness.dispatch.boss));
+    const sends = new SendGroupCommit(harness.db, jobQueueOf(harness.dispatch.boss), harness.clock.now);
     // All in one tick: one group of 64 and, beside it, one of the other 6.
     const accepted = await Promise.all(
       Array.from({ length: 70 }, (_, i) => sends.accept({ account: account!, apiKey }, { to: TO, from: 'Dispatch', body: `Group ${i}` })),
@@ -49,7 +49,7 @@ describe('single sends committed in groups', function () {
       apiKey: (await harness.db('api_keys').where({ id: tenant.keyId }).first()) as ApiKeyRow,
     });
     const [richCaller, poorCaller] = [await callerOf(rich), await callerOf(poor)];
-    const sends = new SendGroupCommit(harness.db, jobQueueOf(harness.dispatch.boss));
+    const sends = new SendGroupCommit(harness.db, jobQueueOf(harness.dispatch.boss), harness.clock.now);
     // All in one tick, one group: the poor account's balance covers 5 of its 10 sends (0.01 each).
     const outcomes = await Promise.allSettled(
       Array.from({ length: 30 }, (_, i) => sends.accept(i % 3 === 0 ? poorCaller : richCaller, { to: TO, from: 'Dispatch', body: `Group ${i}` })),
@@ -105,7 +105,8 @@ describe('single sends committed in groups', function () {
   });
 
   it("counts a key's daily limit exactly when a group would pass it", async () => {
-    await clearOfUtcMidnight();
+    // The last second of a day: every send of the group still counts on that day.
+    harness.clock.set(new Date('2031-05-20T23:59:59.000Z'));
     const tenant = await sendingTenant({ balance: 10 });
     const limited = await createAdminKey(tenant.accountId, { name: 'Ten a day', daily_limit: 10 });
     const responses = await sendAtOnce(30, (i) => (i % 2 === 0 ? limited.plain_key : tenant.key));

@@ -134,18 +134,6 @@ export async function waitForMessage(tenant: Tenant, id: string, done: (message:
   return eventually(read, done, { timeoutMs, what: `message ${id}` });
 }
 
-/**
- * Waits out the last `marginMs` of a UTC day, so that a test counting "today" or "this month"
- * (daily limits, usage periods, Retry-After to midnight) cannot straddle midnight, when the
- * server's day and month turn over between two of its requests. Days and months both end at
- * UTC midnight.
- */
-export async function clearOfUtcMidnight(marginMs = 5_000): Promise<void> {
-  const now = Date.now();
-  const untilMidnight = 86_400_000 - (now % 86_400_000);
-  if (untilMidnight < marginMs) await new Promise((resolve) => setTimeout(resolve, untilMidnight + 50));
-}
-
 /** A webhook endpoint of the tenant at a new local receiver that answers as told; the caller stops the receiver. */
 export async function receivingEndpoint(tenant: Tenant, answer: Answer): Promise<{ receiver: WebhookReceiver; id: string }> {
   const receiver = await WebhookReceiver.start();

@@ -10,6 +10,7 @@ export const mochaHooks = {
     await startHarness(await createTestDatabase());
   },
   afterEach(this: Mocha.Context) {
+    harness.clock.reset();
     if (this.currentTest?.state === 'failed') failed = true;
   },
   async afterAll(this: Mocha.Context) {

@@ -1,4 +1,4 @@
-import type { ApiError } from '../domain/errors.ts';
+import { errorView, type ApiError } from '../domain/errors.ts';
 
 export const API_VERSION = 'v1';
 
@@ -9,12 +9,6 @@ export const successBody = (requestId: string, data: unknown, pagination?: unkno
 
 export const errorBody = (requestId: string, error: ApiError) => ({
   success: false,
-  error: {
-    type: error.type,
-    code: error.code,
-    message: error.message,
-    ...(error.param !== undefined && { param: error.param }),
-    ...(error.details !== undefined && { details: error.details }),
-  },
+  error: errorView(error),
   meta: meta(requestId),
 });

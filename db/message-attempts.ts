@@ -22,20 +22,27 @@ export interface SubmissionResult {
  * upstream may have the message. The message row is not written here: its count of submissions
  * moves when the submission is settled, with the message's own change (markMessagesSent), so
  * that a message is written once per submission, not twice. Answers the submission ids in order.
+ *
+ * Only a message still pending is begun, under a share lock of its row: a cancel (which locks the
+ * row for update, then looks for submissions) and a submission are ordered by the row, so that a
+ * message is either canceled and never begun, or begun and no longer cancelable. A message that
+ * was not begun answers undefined.
  */
-export async function beginSubmissions(db: Knex, submissions: { messageId: string; routeId: number }[]): Promise<number[]> {
+export async function beginSubmissions(db: Knex, submissions: { messageId: string; routeId: number }[]): Promise<(number | undefined)[]> {
   const { rows } = await db.raw(
     `INSERT INTO message_attempts (message_id, route_id, outcome)
-     SELECT message_id, route_id, 'submitting' FROM unnest(?::text[], ?::integer[]) AS i (message_id, route_id) RETURNING id, message_id`,
+     SELECT i.message_id, i.route_id, 'submitting' FROM unnest(?::text[], ?::integer[]) AS i (message_id, route_id)
+     JOIN messages m ON m.id = i.message_id AND m.status = 'pending' FOR SHARE OF m
+     RETURNING id, message_id`,
     [submissions.map(({ messageId }) => messageId), submissions.map(({ routeId }) => routeId)],
   );
   const ids = new Map<string, number>(rows.map((row: { id: string; message_id: string }) => [row.message_id, Number(row.id)]));
   // A message twice in one statement would leave one of its ids unanswered: the caller begins those one by one.
-  if (ids.size !== submissions.length) throw new Error('a message was begun twice in one batch');
-  return submissions.map(({ messageId }) => ids.get(messageId) as number);
+  if (new Set(submissions.map(({ messageId }) => messageId)).size !== submissions.length) throw new Error('a message was begun twice in one batch');
+  return submissions.map(({ messageId }) => ids.get(messageId));
 }
 
-export async function beginSubmission(db: Knex, messageId: string, routeId: number): Promise<number> {
+export async function beginSubmission(db: Knex, messageId: string, routeId: number): Promise<number | undefined> {
   const [id] = await beginSubmissions(db, [{ messageId, routeId }]);
   return id;
 }

@@ -30,6 +30,11 @@ export interface MessageRow {
   sent_at: Date | null;
   delivered_at: Date | null;
   failed_at: Date | null;
+  /** When the message may go to an upstream; null: at once. */
+  send_at: Date | null;
+  /** Seconds from send_at (or acceptance) within which an upstream must take it; null: the send window. */
+  validity_period: number | null;
+  bulk_id: string | null;
 }
 
 /**
@@ -59,12 +64,21 @@ export const MESSAGE_COLUMNS = [
   'failed_at',
   'requested_route_id',
   'country',
+  'send_at',
+  'validity_period',
+  'bulk_id',
 ] as const;
 const columnsFrom = (alias: string) => MESSAGE_COLUMNS.map((column) => `${alias}."${column}"`).join(', ');
 
-export type NewMessage = Omit<MessageRow, 'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id' | 'country'> & {
+export type NewMessage = Omit<
+  MessageRow,
+  'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id' | 'country' | 'send_at' | 'validity_period' | 'bulk_id'
+> & {
   failed_at?: Date;
   country?: string | null;
+  send_at?: Date | null;
+  validity_period?: number | null;
+  bulk_id?: string | null;
 };
 
 /**
@@ -139,6 +153,10 @@ export interface MessageFilter {
   to?: string;
   createdAfter?: string;
   createdBefore?: string;
+  /** Only messages waiting for their send_at: pending, with a send time. */
+  scheduled?: boolean;
+  sendAfter?: string;
+  sendBefore?: string;
 }
 
 /** The operator's filters: any account's messages, by more than the customer may ask. */
@@ -155,6 +173,9 @@ function filtered(db: Knex, filter: AdminMessageFilter): Knex.QueryBuilder {
   if (filter.to) query.andWhere({ to: filter.to });
   if (filter.createdAfter) query.andWhere('created_at', '>', filter.createdAfter);
   if (filter.createdBefore) query.andWhere('created_at', '<', filter.createdBefore);
+  if (filter.scheduled) query.andWhere({ status: 'pending' }).whereNotNull('send_at');
+  if (filter.sendAfter) query.andWhere('send_at', '>', filter.sendAfter);
+  if (filter.sendBefore) query.andWhere('send_at', '<', filter.sendBefore);
   if (filter.routeId !== undefined) query.andWhere({ route_id: filter.routeId });
   if (filter.errorCode !== undefined) query.andWhereRaw("error->>'code' = ?", [filter.errorCode]);
   return query;
@@ -166,8 +187,8 @@ const FOLD_AFTER_STRIPES = 64;
 
 // From this offset on, a page of an account's messages (all, or of one status) starts in the hour
 // that holds its first row, found from the hourly counters, instead of walking every newer entry
-// of the index: page 1,000 of a 1,000,000-message account walked 50,000 (`npm run bench`, target
-// 5). Below it, summing the account's hours costs more than the walk.
+// of the index: page 1,000 of a 1,000,000-message account walked 50,000 entries. Below it,
+// summing the account's hours costs more than the walk.
 const SKIP_BY_HOURS_FROM = 10_000;
 
 /**
@@ -216,7 +237,15 @@ export async function listMessages(db: Knex, accountId: string, filter: MessageF
  */
 export async function listAllMessages(db: Knex, filter: AdminMessageFilter, { page, limit }: PageRequest): Promise<Page<MessageRow>> {
   const offset = (page - 1) * limit;
-  const narrowed = filter.to || filter.createdAfter || filter.createdBefore || filter.routeId !== undefined || filter.errorCode !== undefined;
+  const narrowed =
+    filter.to ||
+    filter.createdAfter ||
+    filter.createdBefore ||
+    filter.scheduled ||
+    filter.sendAfter ||
+    filter.sendBefore ||
+    filter.routeId !== undefined ||
+    filter.errorCode !== undefined;
   const counted = filter.status ? db.raw('sum(??)', [filter.status]) : db.raw(MESSAGE_STATUSES.map((status) => `sum(${status})`).join(' + '));
   const ids =
     !narrowed && filter.accountId !== undefined && offset >= SKIP_BY_HOURS_FROM
@@ -254,6 +283,20 @@ export async function findMessagesToSubmit(db: Knex, ids: string[]): Promise<Mes
     [ids],
   );
   return rows;
+}
+
+/** Messages of an account locked for a change of status: by ids, or every pending one of a bulk. */
+export async function lockMessagesOf(trx: Knex, accountId: string, which: { ids: string[] } | { bulkId: string }): Promise<MessageRow[]> {
+  const query = trx<MessageRow>('messages').where({ account_id: accountId });
+  if ('ids' in which) query.whereIn('id', which.ids);
+  else query.where({ bulk_id: which.bulkId });
+  return query.orderBy('id').forUpdate();
+}
+
+/** Of these messages, those any submission to an upstream was begun for. */
+export async function submittedOf(trx: Knex, ids: string[]): Promise<Set<string>> {
+  const rows = await trx('message_attempts').distinct('message_id').whereIn('message_id', ids);
+  return new Set(rows.map((row: { message_id: string }) => row.message_id));
 }
 
 /**

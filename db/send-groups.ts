@@ -25,19 +25,25 @@ export type SendJobData = { message_ids: string[]; account_id?: string };
 /** The fields of a send job's data that carry its messages' ids. */
 export const SEND_JOB_FIELDS = ['message_ids'] as const;
 
-/** The send jobs of newly accepted messages: by first route and account, at most SEND_JOB_MESSAGES each. */
-export function sendJobs(messages: { id: string; accountId: string; firstRouteId: number }[]): { data: SendJobData; options: PerJobOptions }[] {
-  const groups = new Map<string, { routeId: number; accountId: string; ids: string[] }>();
-  for (const { id, accountId, firstRouteId } of messages) {
-    const key = `${firstRouteId} ${accountId}`;
+/**
+ * The send jobs of newly accepted messages: by first route, account and send time, at most
+ * SEND_JOB_MESSAGES each. A scheduled message's job starts no earlier than its send time, so
+ * that the messages due in one instant go out together.
+ */
+export function sendJobs(
+  messages: { id: string; accountId: string; firstRouteId: number; sendAt: Date | null }[],
+): { data: SendJobData; options: PerJobOptions }[] {
+  const groups = new Map<string, { routeId: number; accountId: string; sendAt: Date | null; ids: string[] }>();
+  for (const { id, accountId, firstRouteId, sendAt } of messages) {
+    const key = `${firstRouteId} ${accountId} ${sendAt?.getTime() ?? ''}`;
     const group = groups.get(key);
     if (group) group.ids.push(id);
-    else groups.set(key, { routeId: firstRouteId, accountId, ids: [id] });
+    else groups.set(key, { routeId: firstRouteId, accountId, sendAt, ids: [id] });
   }
-  return [...groups.values()].flatMap(({ routeId, accountId, ids }) =>
+  return [...groups.values()].flatMap(({ routeId, accountId, sendAt, ids }) =>
     Array.from({ length: Math.ceil(ids.length / SEND_JOB_MESSAGES) }, (_, chunk) => ({
       data: { message_ids: ids.slice(chunk * SEND_JOB_MESSAGES, (chunk + 1) * SEND_JOB_MESSAGES), account_id: accountId },
-      options: { group: { id: `route-${routeId}` } },
+      options: { group: { id: `route-${routeId}` }, ...(sendAt && { startAfter: sendAt }) },
     })),
   );
 }

@@ -175,3 +175,8 @@ function planUcs2(body: string): SegmentPlan {
 export function planSegments(body: string): SegmentPlan {
   return planGsm7(body) ?? planUcs2(body);
 }
+
+/** The characters that make a body UCS-2 (outside GSM 03.38), each with its position in code points. */
+export function ucs2Characters(body: string): { character: string; position: number }[] {
+  return [...body].flatMap((character, position) => (character.length > 1 || septetCost(character.charCodeAt(0)) === 0 ? [{ character, position }] : []));
+}

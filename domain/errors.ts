@@ -42,8 +42,8 @@ export const unauthorized = (message: string) => new ApiError(401, 'authenticati
 export const forbidden = (message: string, code = 'forbidden', details?: Record<string, unknown>, param?: string) =>
   new ApiError(403, 'authorization_error', code, message, { details, param });
 
-export const notFound = (resource: string, id: string | number) =>
-  new ApiError(404, 'invalid_request_error', 'resource_not_found', `No such ${resource}: '${id}'.`, { param: 'id' });
+export const notFound = (resource: string, id: string | number, param = 'id') =>
+  new ApiError(404, 'invalid_request_error', 'resource_not_found', `No such ${resource}: '${id}'.`, { param });
 
 export const conflict = (message: string, code = 'conflict', param?: string) => new ApiError(409, 'invalid_request_error', code, message, { param });
 
@@ -64,3 +64,12 @@ export const serviceUnavailable = (retryAfterSeconds: number) =>
   new ApiError(503, 'api_error', 'service_unavailable', 'Dispatch cannot reach its database just now; nothing was done. Retry shortly.', {
     headers: { 'Retry-After': String(retryAfterSeconds) },
   });
+
+/** An error as answers show it: the `error` of the error envelope, and a preview's refusal. */
+export const errorView = (error: ApiError) => ({
+  type: error.type,
+  code: error.code,
+  message: error.message,
+  ...(error.param !== undefined && { param: error.param }),
+  ...(error.details !== undefined && { details: error.details }),
+});

@@ -48,7 +48,8 @@ function reportChange(report: DeliveryReport) {
   const at = report.at ? new Date(report.at) : new Date();
   if (report.status === 'delivered') return { to: 'delivered' as const, changes: { delivered_at: at } };
   const reason = report.errorMessage ?? (report.errorCode ? `The carrier reported ${report.errorCode}.` : 'The carrier could not deliver the message.');
-  return { to: 'undelivered' as const, changes: { failed_at: at, error: { type: 'provider_error' as const, code: 'undelivered', message: reason } } };
+  const code = report.expired ? 'expired' : 'undelivered';
+  return { to: 'undelivered' as const, changes: { failed_at: at, error: { type: 'provider_error' as const, code, message: reason } } };
 }
 
 /** Answers the message when the report moved it. */
@@ -193,9 +194,14 @@ export async function recordFailure(
     const message = (await findMessageById(trx, messageId, true)) as MessageRow;
     if (submission) await settleSubmission(trx, submission.attemptId, submission);
     if (message.status !== 'pending') return;
-    await settle(trx, message, message.cost, 'refund', `Refund of the failed message to ${message.to}`);
-    await moveMessage(trx, jobs, messageId, 'failed', { failed_at: new Date(), error, cost: '0.0000' });
+    await failPending(trx, jobs, message, error);
   });
+}
+
+/** A pending message, locked by the caller, becomes failed with `error` and its charge is refunded, with message.failed. */
+export async function failPending(trx: Knex.Transaction, jobs: JobQueue, message: MessageRow, error: MessageError, now = new Date()): Promise<MessageRow> {
+  await settle(trx, message, message.cost, 'refund', `Refund of the failed message to ${message.to}`);
+  return (await moveMessage(trx, jobs, message.id, 'failed', { failed_at: now, error, cost: '0.0000' })) as MessageRow;
 }
 
 /**

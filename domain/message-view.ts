@@ -27,4 +27,7 @@ export const messageView = (row: MessageRow): MessageView => ({
   sent_at: isoOrNull(row.sent_at),
   delivered_at: isoOrNull(row.delivered_at),
   failed_at: isoOrNull(row.failed_at),
+  send_at: isoOrNull(row.send_at),
+  validity_period: row.validity_period,
+  bulk_id: row.bulk_id,
 });

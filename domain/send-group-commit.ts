@@ -3,7 +3,8 @@ import type { MessageRow } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { Batcher } from '../lib/batcher.ts';
 import type { Clock } from '../lib/clock.ts';
-import { acceptBatch, acceptMessage, BatchRefused, type SendItem } from './sending.ts';
+import type { SendItem } from './send-checks.ts';
+import { acceptBatch, acceptMessage, BatchRefused } from './sending.ts';
 
 /**
  * Group commit of single sends: the sends that arrive while a group commits share the next

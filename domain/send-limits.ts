@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import { addKeySends, keySendCount, removeKeySends, type SendPeriod, type SendWindow } from '../db/key-send-counts.ts';
-import { tooManyRequests } from './errors.ts';
+import { tooManyRequests, type ApiError } from './errors.ts';
 
 const utcDate = (date: Date) => date.toISOString().slice(0, 10);
 const startOfNextDay = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
@@ -29,7 +29,31 @@ export async function checkSendLimits(
   count: number,
   now = new Date(),
 ): Promise<SendAllowance> {
-  if (count === 0 || (key.daily_limit === null && key.monthly_limit === null)) return NOTHING_COUNTED;
+  const windows = limitWindows(key, count, now);
+  if (windows.length === 0) return NOTHING_COUNTED;
+  const counted = new Set<SendPeriod>(await addKeySends(trx, key.id, windows, count));
+  const refused = windows.find((window) => !counted.has(window.period));
+  if (refused) throw limitRefusal(refused, await keySendCount(trx, key.id, refused), count, now);
+  return { giveBack: async (back) => (back > 0 ? removeKeySends(trx, key.id, windows, back) : undefined) };
+}
+
+/** The refusal `count` more messages would meet under the key's limits, counting nothing (a preview). */
+export async function sendLimitsRefusal(
+  db: Knex,
+  key: Pick<ApiKeyRow, 'id' | 'daily_limit' | 'monthly_limit'>,
+  count: number,
+  now: Date,
+): Promise<ApiError | undefined> {
+  for (const window of limitWindows(key, count, now)) {
+    const used = await keySendCount(db, key.id, window);
+    if (used + count > window.limit) return limitRefusal(window, used, count, now);
+  }
+}
+
+type LimitWindow = SendWindow & { end: Date; code: string; name: string };
+
+function limitWindows(key: Pick<ApiKeyRow, 'daily_limit' | 'monthly_limit'>, count: number, now: Date): LimitWindow[] {
+  if (count === 0) return [];
   const limits = [
     { period: 'day' as const, startsOn: utcDate(now), limit: key.daily_limit, end: startOfNextDay(now), code: 'daily_limit_exceeded', name: 'day' },
     {
@@ -41,16 +65,12 @@ export async function checkSendLimits(
       name: 'month',
     },
   ];
-  const windows = limits.filter((window): window is typeof window & SendWindow => window.limit !== null);
-  const counted = new Set<SendPeriod>(await addKeySends(trx, key.id, windows, count));
-  const refused = windows.find((window) => !counted.has(window.period));
-  if (refused) {
-    const used = await keySendCount(trx, key.id, refused);
-    throw tooManyRequests(
-      refused.code,
-      `This key may send ${refused.limit} messages per UTC ${refused.name}; ${used} sent, ${count} more asked.`,
-      (refused.end.getTime() - now.getTime()) / 1000,
-    );
-  }
-  return { giveBack: async (back) => (back > 0 ? removeKeySends(trx, key.id, windows, back) : undefined) };
+  return limits.filter((window): window is LimitWindow => window.limit !== null);
 }
+
+const limitRefusal = (window: LimitWindow, used: number, count: number, now: Date): ApiError =>
+  tooManyRequests(
+    window.code,
+    `This key may send ${window.limit} messages per UTC ${window.name}; ${used} sent, ${count} more asked.`,
+    (window.end.getTime() - now.getTime()) / 1000,
+  );

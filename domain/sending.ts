@@ -1,48 +1,18 @@
 import type { Knex } from 'knex';
 import { findAccount, type AccountRow } from '../db/accounts.ts';
-import type { ApiKeyRow } from '../db/api-keys.ts';
 import { sideBySide } from '../db/statements.ts';
 import type { LedgerChange } from '../db/ledger.ts';
 import { insertMessages, type MessageRow, type NewMessage } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
-import { readSendChecks, type SendChecks } from '../db/send-checks.ts';
 import { sendJobs } from '../db/send-groups.ts';
-import type { RouteRow } from '../db/routes.ts';
-import { codePointLength, MAX_BODY_CODE_POINTS, planSegments, type SegmentPlan } from './encoding.ts';
-import { ApiError, insufficientBalance, invalidRequest } from './errors.ts';
+import type { SegmentPlan } from './encoding.ts';
+import { ApiError, insufficientBalance } from './errors.ts';
 import { recordEvents } from './events.ts';
 import { newId } from './ids.ts';
 import { applyWhileCovered, moveBalance } from './ledger.ts';
+import { checkBatch, type Checked, type SendingCaller, type SendItem, type SendRequest } from './send-checks.ts';
 import { checkSendLimits, type SendAllowance } from './send-limits.ts';
-import { add, multiply, negate } from './money.ts';
-import { checkNumber } from './phone-numbers.ts';
-import { routesFor } from './routing.ts';
-
-/** Who sends: the account that pays and the key it sends through (its limits apply); no key for Dispatch's own replies on the account's behalf. */
-export interface SendingCaller {
-  account: AccountRow;
-  apiKey: ApiKeyRow | null;
-}
-
-export interface SendRequest {
-  to: string;
-  from: string;
-  body: string;
-  route_id?: number | null;
-  reference?: string | null;
-}
-
-/** One message to accept: a single send, one of a group's, or one recipient of a bulk. */
-export interface SendItem {
-  sender: SendingCaller;
-  request: SendRequest;
-  /**
-   * The message is the confirmation of an opt-out keyword, sent once to the number that has
-   * just opted out (in the transaction that opted it out): the one message an opted-out
-   * number may receive. Nothing else may set it.
-   */
-  optOutConfirmation?: boolean;
-}
+import { add, negate } from './money.ts';
 
 /** A message accepted (pending, charged, its send job enqueued), or why it was refused. */
 export type SendOutcome = { message: MessageRow } | { refusal: ApiError; message?: MessageRow };
@@ -74,50 +44,9 @@ export class BatchRefused extends Error {
 }
 
 /** Refusals of the request itself rather than of a recipient: in a bulk they refuse the whole request. */
-export const REQUEST_PARAMS = new Set(['body', 'from', 'route_id']);
+export const REQUEST_PARAMS = new Set(['body', 'send_at', 'from', 'route_id']);
 
-function planBody(body: string): SegmentPlan {
-  if (codePointLength(body) > MAX_BODY_CODE_POINTS) {
-    throw invalidRequest('body', `body must be at most ${MAX_BODY_CODE_POINTS} characters (Unicode code points) long.`);
-  }
-  return planSegments(body);
-}
-
-/** An item that passed the checks of its own: what it will cost, and the route it is offered to first. */
-interface Checked {
-  index: number;
-  item: SendItem;
-  plan: SegmentPlan;
-  country: string | null;
-  route: RouteRow;
-  cost: string;
-  id: string;
-}
-
-/**
- * The checks of one send that concern it alone, in the order openapi.yaml documents: the body,
- * the sender, the requested route, the number, the blocklist, opt-outs, and a route that covers
- * the number. Throws the refusal; a refusal of the number carries its country for the record.
- */
-function checkItem(item: SendItem, checks: SendChecks, plans: Map<string, SegmentPlan>): Omit<Checked, 'index' | 'item' | 'id'> {
-  const { request } = item;
-  let plan = plans.get(request.body);
-  if (plan === undefined) plans.set(request.body, (plan = planBody(request.body)));
-  if (!checks.approved.has(request.from)) throw invalidRequest('from', `'${request.from}' is not an approved sender of this account.`, 'sender_not_approved');
-  if (request.route_id != null && !checks.routes.some((route) => route.id === request.route_id)) {
-    throw invalidRequest('route_id', `Route ${request.route_id} is not an active route of this account.`, 'route_invalid');
-  }
-  const { country, problem: invalid } = checkNumber(request.to);
-  const refuse = (code: string, message: string) => Object.assign(invalidRequest('to', message, code), { country });
-  if (invalid) throw refuse('number_invalid', invalid);
-  if (checks.blocked.has(request.to)) throw refuse('recipient_blocklisted', `${request.to} is blocklisted.`);
-  if (!item.optOutConfirmation && checks.optedOut.has(request.to)) throw refuse('recipient_opted_out', `${request.to} opted out of this account's messages.`);
-  const [route] = routesFor(checks.routes, request.to, request.route_id);
-  if (!route) throw refuse('route_invalid', `No eligible route covers ${request.to}.`);
-  return { plan, country, route, cost: multiply(route.price_per_segment, plan.segments) };
-}
-
-function newMessage(item: SendItem, plan: SegmentPlan, country: string | null, cost: string, id: string): NewMessage {
+function newMessage(item: SendItem, plan: SegmentPlan, country: string | null, cost: string, id: string, sendAt: Date | null): NewMessage {
   const { sender, request } = item;
   return {
     id,
@@ -136,6 +65,9 @@ function newMessage(item: SendItem, plan: SegmentPlan, country: string | null, c
     requested_route_id: request.route_id ?? null,
     error: null,
     reference: request.reference ?? null,
+    send_at: sendAt,
+    validity_period: request.validity_period ?? null,
+    bulk_id: item.bulkId ?? null,
   };
 }
 
@@ -173,35 +105,15 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
     outcomes[index] = { refusal };
     // A refusal of the request itself is no recipient's failure: a bulk answers it whole.
     if (policy === 'while-covered' && plan && !REQUEST_PARAMS.has(refusal.param ?? '')) {
-      const row = newMessage(items[index], plan, country, '0.0000', newId('msg'));
+      const row = newMessage(items[index], plan, country, '0.0000', newId('msg'), null);
       // A stored refusal is of a recipient (invalid_request_error) or of the balance.
       const type = refusal.type === 'balance_error' ? 'balance_error' : 'invalid_request_error';
       refusedRows.push({ index, row: { ...row, status: 'failed', error: { type, code: refusal.code, message: refusal.message }, failed_at: now } });
     }
   };
 
-  const checked: Checked[] = [];
-  const plans = new Map<string, SegmentPlan>();
-  const byAccount = Map.groupBy(items.entries(), ([, item]) => item.sender.account.id);
-  for (const accountId of [...byAccount.keys()].sort()) {
-    const ofAccount = byAccount.get(accountId)!;
-    const checkOptOuts = ofAccount.some(([, item]) => !item.optOutConfirmation);
-    const checks = await readSendChecks(
-      trx,
-      accountId,
-      ofAccount.map(([, item]) => item.request.from),
-      ofAccount.map(([, item]) => item.request.to),
-      checkOptOuts,
-    );
-    for (const [index, item] of ofAccount) {
-      try {
-        checked.push({ index, item, ...checkItem(item, checks, plans), id: newId('msg') });
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        refuse(index, error, plans.get(item.request.body), (error as ApiError & { country?: string | null }).country ?? null);
-      }
-    }
-  }
+  const { checked, refused } = await checkBatch(trx, items, now);
+  for (const { index, refusal, plan, country } of refused) refuse(index, refusal, plan, country);
 
   const allowances = new Map<string, SendAllowance>();
   const keys = new Map(checked.flatMap(({ item }) => (item.sender.apiKey ? [[item.sender.apiKey.id, item.sender.apiKey] as const] : [])));
@@ -219,13 +131,13 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
   if (policy === 'while-covered') accepted = await chargeWhileCovered(trx, jobs, checked, allowances, refuse);
 
   const charges = policy === 'whole' ? chargesByAccount(accepted) : [];
-  const groups = sendJobs(accepted.map(({ id, item, route }) => ({ id, accountId: item.sender.account.id, firstRouteId: route.id })));
+  const groups = sendJobs(accepted.map(({ id, item, route, sendAt }) => ({ id, accountId: item.sender.account.id, firstRouteId: route.id, sendAt })));
   // Side by side: on a pipelining connection (db/connection.ts) the insert, the jobs and the
   // charges take one round trip; none waits on what another answers, and none takes a lock that
   // conflicts with another's.
   const [stored, , ...balances] = await sideBySide([
     insertMessages(trx, [
-      ...accepted.map(({ item, plan, country, cost, id }) => newMessage(item, plan, country, cost, id)),
+      ...accepted.map(({ item, plan, country, cost, id, sendAt }) => newMessage(item, plan, country, cost, id, sendAt)),
       ...refusedRows.map(({ row }) => row),
     ]),
     jobs.enqueueMany(
@@ -322,6 +234,7 @@ export function acceptMessage(
 }
 
 export interface BulkOutcome {
+  bulkId: string;
   messages: MessageRow[];
   accepted: number;
   failed: number;
@@ -341,12 +254,13 @@ export async function acceptBulk(
   now = new Date(),
 ): Promise<BulkOutcome> {
   const { recipients, ...common } = request;
+  const bulkId = newId('bulk');
   let outcomes: SendOutcome[];
   try {
     outcomes = await acceptBatch(
       trx,
       jobs,
-      recipients.map((to) => ({ sender, request: { ...common, to } })),
+      recipients.map((to) => ({ sender, request: { ...common, to }, bulkId })),
       'while-covered',
       now,
     );
@@ -356,5 +270,5 @@ export async function acceptBulk(
   const ofRequest = outcomes.find((outcome) => 'refusal' in outcome && REQUEST_PARAMS.has(outcome.refusal.param ?? ''));
   if (ofRequest && 'refusal' in ofRequest) throw ofRequest.refusal;
   const failed = outcomes.filter((outcome) => 'refusal' in outcome).length;
-  return { messages: outcomes.map((outcome) => outcome.message!), accepted: outcomes.length - failed, failed };
+  return { bulkId, messages: outcomes.map((outcome) => outcome.message!), accepted: outcomes.length - failed, failed };
 }

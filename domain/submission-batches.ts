@@ -20,7 +20,7 @@ const BATCH = { maxBatch: 64, maxInFlight: 1 };
 export class SubmissionBatches {
   readonly messages: Batcher<string, MessageToSubmit | undefined>;
   readonly accounts: Batcher<string, AccountSendingState>;
-  readonly begun: Batcher<{ messageId: string; routeId: number }, number>;
+  readonly begun: Batcher<{ messageId: string; routeId: number }, number | undefined>;
   readonly acceptances: Batcher<Acceptance, void>;
 
   constructor(db: Knex, jobs: JobQueue) {

@@ -9,10 +9,11 @@ import { chargeForRoute, recordFailure } from './message-outcomes.ts';
 import { compare, multiply } from './money.ts';
 import { retryOnOutage } from './retry-on-outage.ts';
 import { routesFor } from './routing.ts';
+import { refusalAtSending } from './standing.ts';
 import type { SubmissionBatches } from './submission-batches.ts';
 import { afterUnknownOutcome, unknownOutcomeError } from './unknown-outcomes.ts';
 
-/** How long Dispatch keeps offering a message that every route refused for now, from its acceptance. */
+/** How long Dispatch keeps offering a message that every route refused for now, from its send time or acceptance. */
 export const SEND_WINDOW_MS = 15 * 60_000;
 
 export interface SubmitDependencies {
@@ -87,22 +88,35 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
   named?.catch(() => {});
   const message = await batches.messages.submit(messageId);
   if (!message || message.status !== 'pending') return 'done';
-  const windowEnd = message.created_at.getTime() + SEND_WINDOW_MS;
+  const { end: windowEnd, expires } = sendWindowOf(message);
   const windowOver = () => Date.now() >= windowEnd;
   const lastTry = retriesSpent || windowOver();
-  const notSentInWindow = (why: string) => fail({ type: 'provider_error', code: 'provider_unavailable', message: `The message was not sent: ${why}` });
+  const notSentInWindow = (why: string) =>
+    fail(
+      expires
+        ? { type: 'provider_error', code: 'expired', message: `The message expired unsent: ${why}` }
+        : { type: 'provider_error', code: 'provider_unavailable', message: `The message was not sent: ${why}` },
+    );
   const account = await (named && jobAccountId === message.account_id ? named : batches.accounts.submit(message.account_id));
-  // A suspended or closed account's messages wait: reactivated within the window, they go out.
+  const scheduledFirstTry = message.send_at !== null && !message.submitted;
   if (!account.active) {
+    // A scheduled message goes only from an active account; any other waits, and goes if the
+    // account is reactivated within the window.
+    if (scheduledFirstTry)
+      return fail({ type: 'invalid_request_error', code: 'account_inactive', message: 'Not sent at its send time: the account is not active.' });
     if (!lastTry) return 'retry';
     return notSentInWindow('its account was not active within the send window.');
   }
   // A try that starts after the window submits nothing: the window bounds when a message may go.
-  if (windowOver()) return notSentInWindow('no route took it within the send window.');
+  if (windowOver()) return notSentInWindow(`no route took it within ${expires ? 'its validity period' : 'the send window'}.`);
+  if (scheduledFirstTry) {
+    const refusal = await refusalAtSending(db, message);
+    if (refusal) return fail(refusal);
+  }
   const eligible = routesFor(account.routes, message.to, message.requested_route_id);
   const routes = message.submitted ? await routesAfterEarlierTries(db, await submissionsOf(db, message.id), eligible) : eligible;
   if (!Array.isArray(routes)) return fail(routes.failWith);
-  const outbound = outboundOf(message);
+  const outbound = outboundOf(message, expires ? windowEnd : undefined);
   let lastProblem = 'no active route of the account covers this number any more.';
   let charged = message.cost;
 
@@ -118,6 +132,8 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
       charged = price;
     }
     const attemptId = await batches.begun.submit({ messageId: message.id, routeId: route.id });
+    // Canceled since it was read: it is no longer pending, and nothing was handed over.
+    if (attemptId === undefined) return 'done';
     const started = performance.now();
     const outcome = await submitOnce(deps.providers.get(route), outbound);
     const durationMs = performance.now() - started;
@@ -145,7 +161,19 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
   return fail({ type: 'provider_error', code: 'provider_unavailable', message: `No route could take the message; last: ${lastProblem}` });
 }
 
-function outboundOf(message: MessageRow): OutboundMessage {
+/**
+ * Until when a message may be submitted: SEND_WINDOW_MS, or its validity period when that is
+ * shorter (then it `expires`), both counted from its send time, or from its acceptance.
+ */
+export function sendWindowOf(message: Pick<MessageRow, 'created_at' | 'send_at' | 'validity_period'>): { end: number; expires: boolean } {
+  const start = (message.send_at ?? message.created_at).getTime();
+  const validity = message.validity_period === null ? Infinity : message.validity_period * 1000;
+  return validity < SEND_WINDOW_MS ? { end: start + validity, expires: true } : { end: start + SEND_WINDOW_MS, expires: false };
+}
+
+/** What an upstream is handed; with a validity, the seconds left of it (at least 1), so that the carrier stops trying too. */
+function outboundOf(message: MessageRow, validUntil: number | undefined): OutboundMessage {
   const { encoding, segments, parts } = planSegments(message.body);
-  return { messageId: message.id, to: message.to, from: message.from, body: message.body, encoding, segments, parts };
+  const validitySeconds = validUntil === undefined ? undefined : Math.max(1, Math.ceil((validUntil - Date.now()) / 1000));
+  return { messageId: message.id, to: message.to, from: message.from, body: message.body, encoding, segments, parts, validitySeconds };
 }

@@ -23,7 +23,7 @@ import { listEvents } from './events.ts';
 import { getStats } from './stats.ts';
 import { adminGetStats } from './admin/stats.ts';
 import { getInboundMessage, listInboundMessages } from './inbound-messages.ts';
-import { getMessage, listMessages, sendBulkMessages, sendMessage } from './messages.ts';
+import { cancelBulk, cancelMessage, getMessage, listMessages, previewMessages, sendBulkMessages, sendMessage } from './messages.ts';
 import { createOptOuts, deleteOptOut, getKeywordSettings, listOptOuts, updateKeywordSettings } from './opt-outs.ts';
 import { createSender, getSender, listSenders } from './senders.ts';
 import {
@@ -42,6 +42,9 @@ import type { HandlerMap } from './types.ts';
 export const handlers = {
   sendMessage,
   sendBulkMessages,
+  cancelMessage,
+  cancelBulk,
+  previewMessages,
   listMessages,
   getMessage,
   listInboundMessages,

@@ -15,7 +15,9 @@ import { inboundMessageView } from '../domain/inbound-view.ts';
 import { DEFAULT_KEYWORDS, replyText, type KeywordKind, type KeywordSettings } from '../domain/keywords.ts';
 import { messageView } from '../domain/message-view.ts';
 import type { MessageStory } from '../domain/message-story.ts';
-import { toAmount } from '../domain/money.ts';
+import { add, toAmount } from '../domain/money.ts';
+import { errorView } from '../domain/errors.ts';
+import type { PreviewItem } from '../domain/preview.ts';
 import { optOutView } from '../domain/opt-outs.ts';
 import type { Scope } from '../domain/scopes.ts';
 import type { Stats, StatsFigures } from '../domain/stats.ts';
@@ -95,6 +97,30 @@ export const toApiKeyWithSecret = (row: ApiKeyRow, plainKey: string): Schemas['A
 });
 
 export const toMessage = (row: MessageRow): Schemas['Message'] => messageView(row);
+
+export const toMessagePreview = (previews: PreviewItem[], currency: string): Schemas['MessagePreview'] => {
+  const sendable = previews.filter(({ refusal }) => refusal === null);
+  return {
+    object: 'message_preview',
+    total: previews.length,
+    sendable: sendable.length,
+    refused: previews.length - sendable.length,
+    cost: toAmount(sendable.reduce((sum, { cost }) => add(sum, cost ?? '0'), '0.0000')),
+    currency,
+    recipients: previews.map((preview) => ({
+      to: preview.to,
+      body: preview.body,
+      encoding: preview.plan?.encoding ?? null,
+      segments: preview.plan?.segments ?? null,
+      ucs2_characters: preview.ucs2Characters,
+      route_id: preview.route?.id ?? null,
+      price_per_segment: preview.route ? toAmount(preview.route.price_per_segment) : null,
+      cost: preview.cost === null ? null : toAmount(preview.cost),
+      send_at: preview.sendAt && iso(preview.sendAt),
+      refusal: preview.refusal && { status: preview.refusal.status, error: errorView(preview.refusal) },
+    })),
+  };
+};
 
 export const toInboundMessage = (row: InboundMessageRow): Schemas['InboundMessage'] => inboundMessageView(row);
 

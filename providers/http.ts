@@ -105,6 +105,7 @@ export function createHttpProvider(config: HttpConfig, context: ProviderContext)
         encoding: message.encoding,
         segments: message.segments,
         dlr_url: context.dlrUrl,
+        ...(message.validitySeconds !== undefined && { validity_period: message.validitySeconds }),
       };
       return post(target, agent, { ...headers, 'Idempotency-Key': message.messageId }, Buffer.from(JSON.stringify(payload), 'utf8'), timeoutMs);
     },
@@ -291,11 +292,12 @@ const REPORT_STATUSES: Record<string, DeliveryReport['status']> = {
   undelivered: 'undelivered',
   // The provider had accepted the message: for Dispatch it is undelivered, not failed to send.
   failed: 'undelivered',
+  expired: 'undelivered',
 };
 
 /**
  * Reads a delivery report an HTTP provider posted to the route's `dlr_url`:
- * `{ id, status: delivered | undelivered | failed, error_code?, error_message?, timestamp? }`.
+ * `{ id, status: delivered | undelivered | failed | expired, error_code?, error_message?, timestamp? }`.
  * Null when it is not a report (no id, unknown status, not an object). Optional fields that are
  * malformed are left out rather than losing the status: a timestamp that is neither an ISO
  * date-time with zone nor unix seconds gives no `at`.
@@ -306,7 +308,7 @@ export function parseHttpDeliveryReport(body: unknown): DeliveryReport | null {
   if (typeof id !== 'string' || id.length === 0) return null;
   if (typeof status !== 'string' || !Object.hasOwn(REPORT_STATUSES, status)) return null;
 
-  const report: DeliveryReport = { providerMessageId: id, status: REPORT_STATUSES[status] };
+  const report: DeliveryReport = { providerMessageId: id, status: REPORT_STATUSES[status], ...(status === 'expired' && { expired: true }) };
   const messageId = asText(body.message_id, MAX_CODE_LENGTH);
   if (messageId !== undefined) report.messageId = messageId;
   if (report.status === 'undelivered') {

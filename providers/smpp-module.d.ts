@@ -32,6 +32,8 @@ declare module 'smpp' {
     destination_addr?: string;
     esm_class?: number;
     registered_delivery?: number;
+    /** Absolute or relative (ends in "R") time; a string of 12 characters or fewer is taken as relative. */
+    validity_period?: string;
     data_coding?: number;
     /** A Buffer is written as-is; once received it is decoded (see DecodedShortMessage). */
     short_message?: Buffer | DecodedShortMessage;

@@ -103,7 +103,7 @@ export function receiptToReport(receipt: Receipt): DeliveryReport | null {
   if (DELIVERED.has(normalised)) return { providerMessageId, status: 'delivered', ...(at && { at }) };
   if (!UNDELIVERED.has(normalised)) return null;
   const errorMessage = fields.err === undefined ? `stat:${stat}` : `stat:${stat} err:${fields.err}`;
-  return { providerMessageId, status: 'undelivered', errorCode: stat, errorMessage, ...(at && { at }) };
+  return { providerMessageId, status: 'undelivered', errorCode: stat, errorMessage, ...(normalised === 'EXPIRED' && { expired: true }), ...(at && { at }) };
 }
 
 /**

@@ -123,6 +123,16 @@ export function concatUdh(reference: number, total: number, sequence: number): B
 }
 
 /** TON/NPI of an address: alphanumeric 5/0, short code (3 to 8 digits) 3/0, else international 1/1 without '+'. */
+/**
+ * SMPP's relative time format (SMPP 3.4, 7.1.1), as the smpp package takes it: YYMMDDhhmmss
+ * (here days, hours, minutes and seconds only), to which the package appends the tenths and "R".
+ */
+export function relativeValidity(seconds: number): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const days = Math.floor(seconds / 86_400);
+  return `0000${two(days)}${two(Math.floor((seconds % 86_400) / 3600))}${two(Math.floor((seconds % 3600) / 60))}${two(seconds % 60)}`;
+}
+
 export function sourceAddress(from: string): { ton: number; npi: number; addr: string } {
   if (/^\d{3,8}$/.test(from)) return { ton: 3, npi: 0, addr: from };
   if (/^\+?\d+$/.test(from)) return { ton: 1, npi: 1, addr: from.replace(/^\+/, '') };
@@ -269,6 +279,7 @@ class SmppLink {
       destination_addr: message.to.replace(/^\+/, ''),
       esm_class: encoded.esmClass,
       registered_delivery: 1,
+      ...(message.validitySeconds !== undefined && { validity_period: relativeValidity(message.validitySeconds) }),
       data_coding: encoded.dataCoding,
       // A Buffer goes out as-is; a string would be re-encoded by the package.
       short_message: shortMessage,

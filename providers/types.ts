@@ -13,6 +13,8 @@ export interface OutboundMessage {
   segments: number;
   /** The body split as Dispatch bills it (domain/encoding.ts); a concatenated SMS sends one part per segment. */
   parts: string[];
+  /** Seconds the upstream may keep trying to deliver it; omitted: the upstream's own default. */
+  validitySeconds?: number;
 }
 
 export type SubmitOutcome =
@@ -39,6 +41,8 @@ export interface DeliveryReport {
   /** The provider's own error code and text, kept on an undelivered message. */
   errorCode?: string;
   errorMessage?: string;
+  /** Undelivered because its validity period ran out before the handset took it. */
+  expired?: boolean;
   /** When the carrier says it happened, if it says. */
   at?: Date;
 }

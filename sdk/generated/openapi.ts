@@ -21,9 +21,26 @@ export interface paths {
          *     continues in the background and is reported by the events `message.sent`, then
          *     `message.delivered`, or `message.failed` (with `data.status` `failed` or `undelivered`).
          *
+         *     With `send_at`, the message is scheduled: it is checked, priced and charged now, exactly
+         *     as a message sent at once, waits as `pending` with `send_at` shown, and goes to an
+         *     upstream at `send_at`. When it goes, the checks whose answer may have changed are made
+         *     again: the sender still approved, the number neither blocklisted nor opted out, a route
+         *     still serving it, the account active. A failure then ends the message `failed` with the
+         *     reason as `error.code` (`sender_not_approved`, `recipient_blocklisted`,
+         *     `recipient_opted_out`, `account_inactive`, or `provider_unavailable` when no route serves
+         *     it), refunded, with `message.failed`. Until it is handed to an upstream it can be
+         *     canceled (`POST /messages/{id}/cancel`).
+         *
+         *     With `validity_period`, a message no upstream has taken within that many seconds of
+         *     `send_at` (or of acceptance) fails with `error.code` `expired`, refunded, and no other
+         *     route or retry is tried. Upstreams are handed the validity left, so that the carrier
+         *     stops trying too; a carrier's expiry report ends the message `undelivered` with `expired`.
+         *
          *     Before accepting, Dispatch checks, in this order, and stores and charges nothing when a
          *     check fails:
          *
+         *     0. `send_at`, when given, is 60 seconds to 90 days ahead; otherwise 400
+         *        `parameter_invalid` (`param` `send_at`). A time without a zone is refused the same way.
          *     1. `from` is a sender of the account in status `approved`; otherwise 400
          *        `sender_not_approved` (`param` `from`).
          *     2. `to` is a number that can exist; otherwise 400 `number_invalid` (`param` `to`).
@@ -129,8 +146,9 @@ export interface paths {
          *
          *     Lists the account's messages (sent through any of its keys), newest first: `created_at`
          *     descending, ties broken by `id` descending. Filters combine with AND: `status` and `to`
-         *     match exactly; `created_after` and `created_before` are exclusive bounds. Paged as
-         *     described under Pagination in the introduction.
+         *     match exactly; `created_after` and `created_before` are exclusive bounds, as are
+         *     `send_after` and `send_before` on `send_at`; `scheduled=true` keeps the messages still
+         *     waiting for their `send_at`. Paged as described under Pagination in the introduction.
          */
         get: operations["listMessages"];
         put?: never;
@@ -159,6 +177,86 @@ export interface paths {
         get: operations["getMessage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a send
+         * @description Requires scope `sms:send`.
+         *
+         *     Answers what `POST /messages/send` (with `to`) or `POST /messages/bulk` (with
+         *     `recipients`) would do with this body, recipient by recipient, without sending: the
+         *     encoding and segments, the characters that force UCS-2 with their positions, the route
+         *     that would be offered the message first and its price, `send_at`, and the refusal the
+         *     send would meet (sender, route, number, blocklist, opt-out, the key's limits, the
+         *     balance), checked exactly as the send checks them. It writes nothing, charges nothing
+         *     and does not count against the key's daily or monthly limit; it counts against its rate
+         *     limit like any request.
+         */
+        post: operations["previewMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a message
+         * @description Requires scope `sms:send`.
+         *
+         *     Cancels a message that has not been handed to an upstream, such as one waiting for its
+         *     `send_at`: it ends `failed` with `error.code` `canceled`, its cost is refunded, and
+         *     `message.failed` is emitted. A repeated cancel answers the canceled message again. A
+         *     message already handed to an upstream (or final) answers 409 `message_not_cancelable`.
+         *     A cancel that races the moment of sending is decided by the database: the message is
+         *     either canceled and never submitted, or submitted and the cancel answers 409.
+         */
+        post: operations["cancelMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/bulk/{bulk_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a bulk send
+         * @description Requires scope `sms:send`.
+         *
+         *     Cancels every message of a bulk send not yet handed to an upstream, as
+         *     `POST /messages/{id}/cancel` does one, and answers how many were canceled. An unknown
+         *     `bulk_id`, or one of another account, answers 404.
+         */
+        post: operations["cancelBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1887,7 +1985,7 @@ export interface components {
              *     - 404 `invalid_request_error`: `resource_not_found`, `not_found`
              *     - 405 `invalid_request_error`: `method_not_allowed`
              *     - 409 `invalid_request_error`: `idempotency_key_in_use`, `conflict`,
-             *       `invalid_state_transition`
+             *       `invalid_state_transition`, `message_not_cancelable`
              *     - 413 `invalid_request_error`: `payload_too_large`
              *     - 415 `invalid_request_error`: `unsupported_media_type`
              *     - 422 `invalid_request_error`: `idempotency_key_reused`
@@ -1952,6 +2050,9 @@ export interface components {
          *     | `invalid_request_error` | `recipient_opted_out` | bulk item: the number opted out of the account's messages |
          *     | `invalid_request_error` | `number_invalid` | bulk item: the recipient is not E.164, or the number cannot exist |
          *     | `invalid_request_error` | `route_invalid` | bulk item: no eligible route covers the number |
+         *     | `invalid_request_error` | `canceled` | canceled before it was handed to an upstream (`POST /messages/{id}/cancel`) |
+         *     | `invalid_request_error` | `sender_not_approved`, `recipient_blocklisted`, `recipient_opted_out`, `account_inactive` | a scheduled message, at its send time: the check failed then |
+         *     | `provider_error` | `expired` | its validity period ran out before an upstream took it (`failed`), or the carrier reported it expired (`undelivered`) |
          *
          *     New codes may be added within v1.
          */
@@ -2037,6 +2138,16 @@ export interface components {
              * @description When the message became `failed` or `undelivered`.
              */
             failed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the message was scheduled to go (`send_at` of the request); `null` for a message
+             *     sent at once. A `pending` message with `send_at` is waiting for it.
+             */
+            send_at?: string | null;
+            /** @description The validity period asked for, in seconds; `null` when none was. */
+            validity_period?: number | null;
+            /** @description The bulk send the message is one recipient of (`bulk_...`); `null` for a single send. */
+            bulk_id?: string | null;
         };
         /**
          * @description A message a handset sent to one of the account's inbound numbers (an approved
@@ -2112,6 +2223,8 @@ export interface components {
         BulkResult: {
             /** @enum {string} */
             object: "bulk_result";
+            /** @description The bulk's id, on each of its messages; `POST /messages/bulk/{bulk_id}/cancel` cancels those not yet handed over. */
+            bulk_id?: string;
             /** @description Recipients in the request. */
             total: number;
             /** @description Items accepted (stored as `pending` and charged). */
@@ -2697,6 +2810,19 @@ export interface components {
             route_id?: number | null;
             /** @description Your correlation id, stored on the message and echoed in its events. */
             reference?: string | null;
+            /**
+             * Format: date-time
+             * @description When to send: a date-time with a zone (`Z` or an offset), 60 seconds to 90 days
+             *     ahead. Omitted or `null`: at once.
+             * @example 2031-05-20T09:00:00Z
+             */
+            send_at?: string | null;
+            /**
+             * @description Seconds, from `send_at` (or acceptance), within which an upstream must take the
+             *     message; past them it fails with `error.code` `expired`, refunded. Omitted or `null`:
+             *     Dispatch offers it for up to 15 minutes.
+             */
+            validity_period?: number | null;
         };
         SendBulkRequest: {
             /**
@@ -2717,6 +2843,13 @@ export interface components {
             route_id?: number | null;
             /** @description Extension: a correlation id stored on every message of the request. */
             reference?: string | null;
+            /**
+             * Format: date-time
+             * @description As on `/messages/send`, for every recipient; a time out of range refuses the whole request.
+             */
+            send_at?: string | null;
+            /** @description As on `/messages/send`, for every recipient. */
+            validity_period?: number | null;
         };
         CreateSenderRequest: {
             /**
@@ -2935,6 +3068,89 @@ export interface components {
             success: true;
             data: components["schemas"]["AdminInboundMessage"][];
             pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A body of `POST /messages/send` (with `to`) or of `POST /messages/bulk` (with `recipients`); exactly one of the two. */
+        MessagePreviewRequest: {
+            /** @description One recipient, as on `/messages/send`. */
+            to?: string;
+            /** @description 1 to 1,000 recipients, as on `/messages/bulk`. */
+            recipients?: string[];
+            from: string;
+            body: string;
+            route_id?: number | null;
+            reference?: string | null;
+            /** Format: date-time */
+            send_at?: string | null;
+            validity_period?: number | null;
+        };
+        /** @description What a send of the body would do, per recipient. */
+        MessagePreview: {
+            /** @enum {string} */
+            object: "message_preview";
+            total: number;
+            /** @description Recipients the send would accept. */
+            sendable: number;
+            /** @description Recipients it would refuse (a bulk stores them as failed messages; a single send answers the refusal). */
+            refused: number;
+            /** @description What the accepted recipients would be charged, in `currency`. */
+            cost: number;
+            currency: string;
+            recipients: components["schemas"]["RecipientPreview"][];
+        };
+        RecipientPreview: {
+            to: string;
+            /** @description The text as it would be sent. */
+            body: string;
+            /**
+             * @description `null` when the body itself is refused.
+             * @enum {string|null}
+             */
+            encoding: "GSM-7" | "UCS-2" | null;
+            segments: number | null;
+            /** @description The characters outside GSM-7 that make the body UCS-2, each with its position in Unicode code points (from 0). */
+            ucs2_characters: {
+                character: string;
+                position: number;
+            }[];
+            /** @description The route the message would be offered first; `null` when refused before a route was chosen. */
+            route_id: number | null;
+            price_per_segment: number | null;
+            /** @description `segments` x the route's price: what acceptance would charge. */
+            cost: number | null;
+            /**
+             * Format: date-time
+             * @description When it would go; `null` for at once.
+             */
+            send_at: string | null;
+            /** @description The answer the send would refuse this recipient with, or `null`. */
+            refusal: {
+                /** @description The HTTP status a single send would answer. */
+                status: number;
+                error: components["schemas"]["ErrorBody"];
+            } | null;
+        };
+        MessagePreviewEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["MessagePreview"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description What a cancel of a bulk did. Repeated, it answers the same counts. */
+        BulkCancel: {
+            /** @enum {string} */
+            object: "bulk_cancel";
+            bulk_id: string;
+            /** @description The bulk's messages canceled, by this cancel or an earlier one. */
+            canceled: number;
+            /** @description Its messages already handed to an upstream, or failed at acceptance; they go their way. */
+            not_cancelable: number;
+        };
+        /** @description What a cancel of a bulk did. */
+        BulkCancelEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["BulkCancel"];
             meta: components["schemas"]["Meta"];
         };
         /** @description The result of a bulk send. */
@@ -3671,6 +3887,26 @@ export interface components {
          */
         AuditCreatedBefore: string;
         /**
+         * @description `true`: only messages waiting for their `send_at` (`pending`, with `send_at` set).
+         * @example true
+         */
+        ScheduledFilter: boolean;
+        /**
+         * @description Only messages scheduled strictly after this time (`send_at`).
+         * @example 2031-05-20T00:00:00Z
+         */
+        SendAfter: string;
+        /**
+         * @description Only messages scheduled strictly before this time (`send_at`).
+         * @example 2031-05-21T00:00:00Z
+         */
+        SendBefore: string;
+        /**
+         * @description The bulk's id (`bulk_...`), from its `bulk_result`.
+         * @example bulk_Q2m1sVw8kT4pX9aZ0bN3cD5e
+         */
+        BulkId: string;
+        /**
          * @description Only messages created strictly after this time.
          * @example 2025-11-01T00:00:00.000Z
          */
@@ -4145,6 +4381,21 @@ export interface operations {
                  */
                 created_before?: components["parameters"]["CreatedBefore"];
                 /**
+                 * @description `true`: only messages waiting for their `send_at` (`pending`, with `send_at` set).
+                 * @example true
+                 */
+                scheduled?: components["parameters"]["ScheduledFilter"];
+                /**
+                 * @description Only messages scheduled strictly after this time (`send_at`).
+                 * @example 2031-05-20T00:00:00Z
+                 */
+                send_after?: components["parameters"]["SendAfter"];
+                /**
+                 * @description Only messages scheduled strictly before this time (`send_at`).
+                 * @example 2031-05-21T00:00:00Z
+                 */
+                send_before?: components["parameters"]["SendBefore"];
+                /**
                  * @description The page to return, from 1. A page past the end answers an empty `data`.
                  * @example 1
                  */
@@ -4300,6 +4551,136 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    previewMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "+447400123456",
+                 *       "from": "AcmeShip",
+                 *       "body": "“Your parcel” arrives today."
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessagePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The preview, one entry per recipient in request order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagePreviewEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The message id (`msg_...`).
+                 * @example msg_sCq0YP1SE6qBUhU76ESWGWVb
+                 */
+                id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled message. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bulk's id (`bulk_...`), from its `bulk_result`.
+                 * @example bulk_Q2m1sVw8kT4pX9aZ0bN3cD5e
+                 */
+                bulk_id: components["parameters"]["BulkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the cancel did. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "bulk_cancel",
+                     *         "bulk_id": "bulk_Q2m1sVw8kT4pX9aZ0bN3cD5e",
+                     *         "canceled": 998,
+                     *         "not_cancelable": 2
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_LUH7B9Ke6FhGZFeLYPHILmhc",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BulkCancelEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];

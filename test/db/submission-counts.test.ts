@@ -7,6 +7,8 @@ import { harness } from '../support/harness.ts';
 
 describe('a message counts each submission once, when it is settled', () => {
   const outcomes = (ids: string[]) => harness.db('message_attempts').whereIn('message_id', ids).orderBy('id').pluck('outcome');
+  // Every message these tests begin is pending, so each is begun.
+  const begin = async (submissions: { messageId: string; routeId: number }[]) => (await beginSubmissions(harness.db, submissions)) as number[];
   const rows = (ids: string[]) => harness.db('messages').whereIn('id', ids).orderBy('id').select('id', 'status', 'attempts');
 
   it('begins submissions without writing the message, which the send worker reads as submitted', async () => {
@@ -18,13 +20,22 @@ describe('a message counts each submission once, when it is settled', () => {
     expect(read.get(untouched)).to.include({ attempts: 0, submitted: false, status: 'pending' });
   });
 
+  it('begins no submission of a message that is no longer pending (canceled or failed meanwhile)', async () => {
+    const tenant = await sendingTenant();
+    const [pending, failed] = await storeMessages(tenant, [{ status: 'pending' }, { status: 'failed' }]);
+    const [begun, notBegun] = await beginSubmissions(harness.db, [
+      { messageId: pending, routeId: tenant.routeIds[0] },
+      { messageId: failed, routeId: tenant.routeIds[0] },
+    ]);
+    expect(begun).to.be.a('number');
+    expect(notBegun).to.equal(undefined);
+    expect(await outcomes([pending, failed])).to.deep.equal(['submitting']);
+  });
+
   it('moves pending messages to sent, settling their submissions as accepted and counting each once', async () => {
     const tenant = await sendingTenant();
     const ids = (await storeMessages(tenant, [{ status: 'pending' }, { status: 'pending' }])).sort();
-    const attemptIds = await beginSubmissions(
-      harness.db,
-      ids.map((messageId) => ({ messageId, routeId: tenant.routeIds[0] })),
-    );
+    const attemptIds = await begin(ids.map((messageId) => ({ messageId, routeId: tenant.routeIds[0] })));
     const sent = await markMessagesSent(
       harness.db,
       ids.map((id, index) => ({
@@ -44,7 +55,7 @@ describe('a message counts each submission once, when it is settled', () => {
   it('does not count again a submission that a later try already settled', async () => {
     const tenant = await sendingTenant();
     const [id] = await storeMessages(tenant, [{ status: 'pending' }]);
-    const [attemptId] = await beginSubmissions(harness.db, [{ messageId: id, routeId: tenant.routeIds[0] }]);
+    const [attemptId] = await begin([{ messageId: id, routeId: tenant.routeIds[0] }]);
     // A later try took the process for dead and settled its submission as unknown.
     expect(await settleSubmission(harness.db, attemptId, { outcome: 'unknown', errorCode: 'provider_timeout' })).to.equal(true);
     expect(await rows([id])).to.deep.equal([{ id, status: 'pending', attempts: 1 }]);
@@ -58,9 +69,10 @@ describe('a message counts each submission once, when it is settled', () => {
 
   it('leaves a message no longer pending, and its submission, to another settlement', async () => {
     const tenant = await sendingTenant();
+    const [id] = await storeMessages(tenant, [{ status: 'pending' }]);
+    const [attemptId] = await begin([{ messageId: id, routeId: tenant.routeIds[0] }]);
     // Failed meanwhile (a later try gave up on it) while this submission was in flight.
-    const [id] = await storeMessages(tenant, [{ status: 'failed' }]);
-    const [attemptId] = await beginSubmissions(harness.db, [{ messageId: id, routeId: tenant.routeIds[0] }]);
+    await harness.db('messages').where({ id }).update({ status: 'failed' });
     expect(
       await markMessagesSent(harness.db, [
         { id, route_id: tenant.routeIds[0], provider_message_id: `up-${randomBase62(10)}`, attempt_id: attemptId, duration_ms: 5 },

@@ -320,6 +320,7 @@ describe('parseHttpDeliveryReport', () => {
   it('reads an undelivered report and keeps its error code and message', () => {
     const report = parseHttpDeliveryReport({ id: 'prov-2', status: 'undelivered', error_code: 'EXPIRED', error_message: 'Handset unreachable for 48 h.' });
     expect(report).to.deep.equal({ providerMessageId: 'prov-2', status: 'undelivered', errorCode: 'EXPIRED', errorMessage: 'Handset unreachable for 48 h.' });
+    expect(parseHttpDeliveryReport({ id: 'prov-3', status: 'expired' })).to.deep.equal({ providerMessageId: 'prov-3', status: 'undelivered', expired: true });
   });
 
   it('maps failed to undelivered, since the message had already been accepted', () => {

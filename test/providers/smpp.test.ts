@@ -96,6 +96,17 @@ describe('SMPP provider', () => {
       expect(submit.shortMessage.toString('hex')).to.equal('48692000012010');
     });
 
+    it("carries the message's validity in submit_sm's validity_period, in the relative format, and none without one", async () => {
+      const before = Date.now();
+      await connect().submit(message('Code 1234', { validitySeconds: 93_784 }));
+      const after = Date.now();
+      await connect().submit(message('No validity'));
+      // The package reads a relative period as the instant it ends from its arrival: 1 day, 2 h, 3 min and 4 s on.
+      const ends = smsc.submits[0]!.validityPeriod!.getTime() - 93_784_000;
+      expect(ends).to.be.within(before - 1000, after + 1000);
+      expect(smsc.submits[1]!.validityPeriod).to.equal(null);
+    });
+
     it('binds as transceiver for SMPP 3.4 with the configured system_type', async () => {
       connect({ system_type: 'VMA' });
       await smsc.waitFor(() => smsc.binds === 1);
@@ -377,7 +388,14 @@ describe('SMPP provider', () => {
         expect(await smsc.sendReceipt(id, stat, '042', { doneDate: '2401311415' })).to.equal(0);
 
         expect(reports).to.deep.equal([
-          { providerMessageId: id, status: 'undelivered', errorCode: stat, errorMessage: `stat:${stat} err:042`, at: new Date('2024-01-31T14:15:00Z') },
+          {
+            providerMessageId: id,
+            status: 'undelivered',
+            errorCode: stat,
+            errorMessage: `stat:${stat} err:042`,
+            ...(stat === 'EXPIRED' && { expired: true }),
+            at: new Date('2024-01-31T14:15:00Z'),
+          },
         ]);
       });
     }
@@ -623,6 +641,7 @@ describe('SMPP receipt text', () => {
       status: 'undelivered',
       errorCode: 'EXPIRED',
       errorMessage: 'stat:EXPIRED',
+      expired: true,
     });
     expect(receiptToReport({ text: 'id:1 stat:REJECTD', receiptedMessageId: "ff01\u0004'" })).to.include({ providerMessageId: 'ff01', errorCode: 'REJECTD' });
   });

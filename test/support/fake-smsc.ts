@@ -33,6 +33,8 @@ export interface SmscSubmit {
   messageId: string;
   /** The command_status it answered with; null when it did not answer. */
   status: number | null;
+  /** validity_period as the smpp package reads it: the instant it ends, absolute or relative; null when none was written. */
+  validityPeriod: Date | null;
 }
 
 /** A submit_sm command_status, null to leave the submit unanswered, or 'drop' to close the connection instead of answering. */
@@ -340,6 +342,7 @@ export class FakeSmsc {
       text: typeof message === 'string' ? message : (message?.toString('latin1') ?? ''),
       messageId: '',
       status: null,
+      validityPeriod: (pdu.validity_period as unknown as Date | undefined) || null,
     };
     this.submits.push(submit);
     const status = typeof this.responder === 'function' ? this.responder(submit) : this.responder;

@@ -35,6 +35,8 @@ export interface MessageRow {
   /** Seconds from send_at (or acceptance) within which an upstream must take it; null: the send window. */
   validity_period: number | null;
   bulk_id: string | null;
+  /** The quiet-hours window it was sent within, with the zones it held in and whether it moved send_at. */
+  send_window: { start: string; end: string; time_zone: string | null; time_zones: string[]; delayed: boolean } | null;
 }
 
 /**
@@ -67,18 +69,30 @@ export const MESSAGE_COLUMNS = [
   'send_at',
   'validity_period',
   'bulk_id',
+  'send_window',
 ] as const;
 const columnsFrom = (alias: string) => MESSAGE_COLUMNS.map((column) => `${alias}."${column}"`).join(', ');
 
 export type NewMessage = Omit<
   MessageRow,
-  'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id' | 'country' | 'send_at' | 'validity_period' | 'bulk_id'
+  | 'created_at'
+  | 'sent_at'
+  | 'delivered_at'
+  | 'failed_at'
+  | 'attempts'
+  | 'provider_message_id'
+  | 'country'
+  | 'send_at'
+  | 'validity_period'
+  | 'bulk_id'
+  | 'send_window'
 > & {
   failed_at?: Date;
   country?: string | null;
   send_at?: Date | null;
   validity_period?: number | null;
   bulk_id?: string | null;
+  send_window?: MessageRow['send_window'];
 };
 
 /**

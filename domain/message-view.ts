@@ -30,4 +30,5 @@ export const messageView = (row: MessageRow): MessageView => ({
   send_at: isoOrNull(row.send_at),
   validity_period: row.validity_period,
   bulk_id: row.bulk_id,
+  send_window: row.send_window,
 });

@@ -10,6 +10,7 @@ import { multiply } from './money.ts';
 import { checkNumber } from './phone-numbers.ts';
 import { routesFor } from './routing.ts';
 import { sendTimeOf } from './schedule.ts';
+import { sendTimeInWindow, windowOfSend, type AppliedWindow, type SendWindow } from './send-window.ts';
 import { recipientRefusal, senderRefusal } from './standing.ts';
 
 /** Who sends: the account that pays and the key it sends through (its limits apply); no key for Dispatch's own replies on the account's behalf. */
@@ -28,6 +29,8 @@ export interface SendRequest {
   send_at?: string | null;
   /** Seconds within which an upstream must take the message, from send_at or acceptance. */
   validity_period?: number | null;
+  /** Quiet hours in the recipient's time zone; null: any hour; omitted: the account's default. */
+  send_window?: unknown;
 }
 
 /** One message to accept: a single send, one of a group's, or one recipient of a bulk. */
@@ -60,6 +63,7 @@ export interface Checked {
   route: RouteRow;
   cost: string;
   sendAt: Date | null;
+  window: AppliedWindow | null;
   id: string;
 }
 
@@ -73,7 +77,8 @@ function checkItem(item: SendItem, checks: SendChecks, plans: Map<string, Segmen
   const { request } = item;
   let plan = plans.get(request.body);
   if (plan === undefined) plans.set(request.body, (plan = planBody(request.body)));
-  const sendAt = sendTimeOf(request.send_at, now);
+  let sendAt = sendTimeOf(request.send_at, now);
+  const asked = windowOfSend(request.send_window, null, item.sender.apiKey !== null);
   const ofSender = senderRefusal(request.from, checks);
   if (ofSender) throw ofSender;
   if (request.route_id != null && !checks.routes.some((route) => route.id === request.route_id)) {
@@ -82,11 +87,23 @@ function checkItem(item: SendItem, checks: SendChecks, plans: Map<string, Segmen
   const { country, problem: invalid } = checkNumber(request.to);
   const refuse = (error: ApiError) => Object.assign(error, { country });
   if (invalid) throw refuse(invalidRequest('to', invalid, 'number_invalid'));
+  let window: AppliedWindow | null = null;
+  if (asked) ({ sendAt, applied: window } = scheduleWithin(request.to, asked, sendAt, now, refuse));
   const ofRecipient = recipientRefusal(request.to, checks, item.optOutConfirmation);
   if (ofRecipient) throw refuse(ofRecipient);
   const [route] = routesFor(checks.routes, request.to, request.route_id);
   if (!route) throw refuse(invalidRequest('to', `No eligible route covers ${request.to}.`, 'route_invalid'));
-  return { plan, country, route, cost: multiply(route.price_per_segment, plan.segments), sendAt };
+  return { plan, country, route, cost: multiply(route.price_per_segment, plan.segments), sendAt, window };
+}
+
+/** The send time a window gives: the asked one (or none, for at once) when the window is open then, else its next opening. */
+function scheduleWithin(to: string, window: SendWindow, sendAt: Date | null, now: Date, refuse: (error: ApiError) => ApiError) {
+  try {
+    const within = sendTimeInWindow(to, window, sendAt ?? now);
+    return { sendAt: within.applied.delayed ? within.sendAt : sendAt, applied: within.applied };
+  } catch (error) {
+    throw error instanceof ApiError ? refuse(error) : error;
+  }
 }
 
 /** An item refused by a check of its own, with its body's plan and its number's country when they were read. */

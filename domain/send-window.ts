@@ -257,3 +257,28 @@ export function nextOpening(at: Date, window: SendWindow, zones: readonly string
   }
   return new Date(open[0].from);
 }
+
+/** The window a message was sent within, as it is stored and shown: the zones it held in, and whether it moved the send time. */
+export interface AppliedWindow extends SendWindow {
+  time_zones: string[];
+  delayed: boolean;
+}
+
+/**
+ * The window a send asks for: its own `send_window`, none when it passes null, else the
+ * account's default. Dispatch's own replies (an opt-out's confirmation, a keyword's answer) are
+ * sent through no key and go at once.
+ */
+export function windowOfSend(asked: unknown, accountDefault: SendWindow | null, throughKey: boolean): SendWindow | null {
+  if (asked === null) return null;
+  if (asked !== undefined) return parseSendWindow(asked);
+  return throughKey ? accountDefault : null;
+}
+
+/** When a message asked to go at `at` goes under `window` to `to`: `at` itself inside the window, else the window's next opening. */
+export function sendTimeInWindow(to: string, window: SendWindow, at: Date): { sendAt: Date; applied: AppliedWindow } {
+  const { zones, refusal } = zonesFor(to, window);
+  if (refusal) throw refusal;
+  const sendAt = nextOpening(at, window, zones);
+  return { sendAt, applied: { ...window, time_zones: zones, delayed: sendAt.getTime() > at.getTime() } };
+}

@@ -44,9 +44,10 @@ export class BatchRefused extends Error {
 }
 
 /** Refusals of the request itself rather than of a recipient: in a bulk they refuse the whole request. */
-export const REQUEST_PARAMS = new Set(['body', 'send_at', 'from', 'route_id']);
+export const REQUEST_PARAMS = new Set(['body', 'send_at', 'send_window.start', 'send_window.end', 'send_window.time_zone', 'from', 'route_id']);
 
-function newMessage(item: SendItem, plan: SegmentPlan, country: string | null, cost: string, id: string, sendAt: Date | null): NewMessage {
+/** The row of a message: one that passed its checks, or a refused bulk item (no send time, no window). */
+function newMessage({ item, plan, country, cost, id, sendAt, window }: Omit<Checked, 'index' | 'route'>): NewMessage {
   const { sender, request } = item;
   return {
     id,
@@ -68,6 +69,7 @@ function newMessage(item: SendItem, plan: SegmentPlan, country: string | null, c
     send_at: sendAt,
     validity_period: request.validity_period ?? null,
     bulk_id: item.bulkId ?? null,
+    send_window: window,
   };
 }
 
@@ -105,7 +107,7 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
     outcomes[index] = { refusal };
     // A refusal of the request itself is no recipient's failure: a bulk answers it whole.
     if (policy === 'while-covered' && plan && !REQUEST_PARAMS.has(refusal.param ?? '')) {
-      const row = newMessage(items[index], plan, country, '0.0000', newId('msg'), null);
+      const row = newMessage({ item: items[index], plan, country, cost: '0.0000', id: newId('msg'), sendAt: null, window: null });
       // A stored refusal is of a recipient (invalid_request_error) or of the balance.
       const type = refusal.type === 'balance_error' ? 'balance_error' : 'invalid_request_error';
       refusedRows.push({ index, row: { ...row, status: 'failed', error: { type, code: refusal.code, message: refusal.message }, failed_at: now } });
@@ -136,10 +138,7 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
   // charges take one round trip; none waits on what another answers, and none takes a lock that
   // conflicts with another's.
   const [stored, , ...balances] = await sideBySide([
-    insertMessages(trx, [
-      ...accepted.map(({ item, plan, country, cost, id, sendAt }) => newMessage(item, plan, country, cost, id, sendAt)),
-      ...refusedRows.map(({ row }) => row),
-    ]),
+    insertMessages(trx, [...accepted.map(newMessage), ...refusedRows.map(({ row }) => row)]),
     jobs.enqueueMany(
       trx,
       'sendMessage',

@@ -1977,6 +1977,7 @@ export interface components {
              *     - 400 `invalid_request_error`: `parameter_missing`, `parameter_invalid`,
              *       `parameter_unknown`, `invalid_json`, `invalid_request`, `sender_not_approved`,
              *       `route_invalid`, `recipient_blocklisted`, `recipient_opted_out`, `number_invalid`,
+             *       `send_window_zone_unknown`, `send_window_unsatisfiable`,
              *       `duplicate_sender`, `keyword_conflict`
              *     - 401 `authentication_error`: `unauthorized`
              *     - 402 `balance_error`: `insufficient_balance`
@@ -2050,6 +2051,7 @@ export interface components {
          *     | `invalid_request_error` | `recipient_opted_out` | bulk item: the number opted out of the account's messages |
          *     | `invalid_request_error` | `number_invalid` | bulk item: the recipient is not E.164, or the number cannot exist |
          *     | `invalid_request_error` | `route_invalid` | bulk item: no eligible route covers the number |
+         *     | `invalid_request_error` | `send_window_zone_unknown`, `send_window_unsatisfiable` | bulk item: its number's time zone is unknown, or its zones' windows never meet (see SendWindow) |
          *     | `invalid_request_error` | `canceled` | canceled before it was handed to an upstream (`POST /messages/{id}/cancel`) |
          *     | `invalid_request_error` | `sender_not_approved`, `recipient_blocklisted`, `recipient_opted_out`, `account_inactive` | a scheduled message, at its send time: the check failed then |
          *     | `provider_error` | `expired` | its validity period ran out before an upstream took it (`failed`), or the carrier reported it expired (`undelivered`) |
@@ -2148,6 +2150,18 @@ export interface components {
             validity_period?: number | null;
             /** @description The bulk send the message is one recipient of (`bulk_...`); `null` for a single send. */
             bulk_id?: string | null;
+            /**
+             * @description The quiet hours the message was sent within, `null` when none: the window, the time
+             *     zones it had to hold in (the recipient's, from the number, or `time_zone`), and
+             *     `delayed`, true when the window set or moved `send_at` to its next opening.
+             */
+            send_window?: {
+                start: string;
+                end: string;
+                time_zone: string | null;
+                time_zones: string[];
+                delayed: boolean;
+            } | null;
         };
         /**
          * @description A message a handset sent to one of the account's inbound numbers (an approved
@@ -2823,6 +2837,13 @@ export interface components {
              *     Dispatch offers it for up to 15 minutes.
              */
             validity_period?: number | null;
+            /**
+             * @description Quiet hours in the recipient's local time: the message goes only while the local time
+             *     is inside the window, and otherwise waits for its next opening (then `send_at` shows
+             *     it, and the message can be canceled like any scheduled one). `null` or omitted: any
+             *     hour.
+             */
+            send_window?: components["schemas"]["SendWindow"] | null;
         };
         SendBulkRequest: {
             /**
@@ -2850,6 +2871,8 @@ export interface components {
             send_at?: string | null;
             /** @description As on `/messages/send`, for every recipient. */
             validity_period?: number | null;
+            /** @description As on `/messages/send`, in each recipient's own time zone. */
+            send_window?: components["schemas"]["SendWindow"] | null;
         };
         CreateSenderRequest: {
             /**
@@ -3070,6 +3093,25 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
         };
+        /**
+         * @description Quiet hours: the local times between which a message may go, `start` inclusive and `end`
+         *     exclusive, as 24-hour `HH:MM`. An `end` before `start` crosses midnight (`22:00` to
+         *     `06:00`); `start` equal to `end` is refused. The recipient's time zones come from the
+         *     number: where its range spans several zones, the window must hold in every one of them
+         *     at once, and a number with no known zone answers 400 `send_window_zone_unknown` unless
+         *     `time_zone` (an IANA name such as `America/New_York`) is given, which is then used alone.
+         *     Zones whose windows never meet within 7 days answer 400 `send_window_unsatisfiable`.
+         *     Local time follows daylight saving time: a start inside the hour skipped in spring opens
+         *     at the first instant after it; a repeated hour in autumn opens at its first occurrence.
+         */
+        SendWindow: {
+            /** @example 09:00 */
+            start: string;
+            /** @example 20:00 */
+            end: string;
+            /** @description An IANA time zone to use instead of the number's zones. */
+            time_zone?: string | null;
+        };
         /** @description A body of `POST /messages/send` (with `to`) or of `POST /messages/bulk` (with `recipients`); exactly one of the two. */
         MessagePreviewRequest: {
             /** @description One recipient, as on `/messages/send`. */
@@ -3083,6 +3125,7 @@ export interface components {
             /** Format: date-time */
             send_at?: string | null;
             validity_period?: number | null;
+            send_window?: components["schemas"]["SendWindow"] | null;
         };
         /** @description What a send of the body would do, per recipient. */
         MessagePreview: {

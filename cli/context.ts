@@ -118,6 +118,16 @@ export function jsonObject(value: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
+/** RFC 3339 with seconds and a zone: the form `send_at` takes. */
+const ZONED_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** A date-time with its zone, passed on as given: without one, Dispatch could not tell which 09:00 is meant. */
+export function zonedTimestamp(value: string): string {
+  if (!ZONED_DATE_TIME.test(value) || Number.isNaN(Date.parse(value)))
+    throw new InvalidArgumentError('Not a date-time with a zone (e.g. 2031-05-20T09:00:00Z or 2031-05-20T10:00:00+01:00).');
+  return value;
+}
+
 export function timestamp(value: string): string {
   const time = Date.parse(value);
   if (Number.isNaN(time)) throw new InvalidArgumentError('Not a date-time (e.g. 2025-11-21T14:00:00Z).');
@@ -148,5 +158,34 @@ export function pageQuery(options: PageOptions): { created_after?: string; creat
     ...(options.createdBefore !== undefined && { created_before: options.createdBefore }),
     ...(options.page !== undefined && { page: options.page }),
     ...(options.limit !== undefined && { limit: options.limit }),
+  };
+}
+
+/** When a send goes and how long it may wait for an upstream: the options of send and bulk. */
+export interface ScheduleOptions {
+  at?: string;
+  validity?: number;
+}
+
+/** Adds --at and --validity; `what` names what is sent in the help. */
+export function scheduleFlags(command: Command, what: string): Command {
+  return command
+    .option(
+      '--at <date-time>',
+      `send ${what} at this time, with a zone (e.g. 2031-05-20T09:00:00Z), 60 seconds to 90 days ahead; checked and charged now, cancelable until then`,
+      zonedTimestamp,
+    )
+    .option(
+      '--validity <seconds>',
+      `5 to 86400: ${what} not taken by an upstream within this many seconds of its send time fails (expired) and is refunded (default: tried for up to 15 minutes)`,
+      positiveInteger,
+    );
+}
+
+/** --at and --validity under the API's names, leaving out what was not given. */
+export function scheduleFields(options: ScheduleOptions): { send_at?: string; validity_period?: number } {
+  return {
+    ...(options.at !== undefined && { send_at: options.at }),
+    ...(options.validity !== undefined && { validity_period: options.validity }),
   };
 }

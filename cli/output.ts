@@ -7,13 +7,13 @@ import { DispatchError } from '../sdk/errors.ts';
 /** The exit codes, listed in `dispatch --help`. */
 export const EXIT = {
   ok: 0,
-  /** Dispatch refused the request (4xx). */
+  /** Dispatch refused the request (4xx); `send --dry-run`: it would refuse the send. */
   refused: 1,
   /** Bad flags or arguments, missing settings, unreadable input file. */
   usage: 2,
   /** Dispatch could not be reached, or failed (network error, 5xx, an answer that is not Dispatch's). */
   unavailable: 3,
-  /** `bulk` or `opt-outs add` finished, but some recipients or numbers failed. */
+  /** `bulk` or `opt-outs add` finished, but some recipients or numbers failed; `bulk --dry-run`: some would be refused. */
   partial: 4,
   /** `send --wait`: the message ended `failed` or `undelivered`. */
   notDelivered: 5,
@@ -25,10 +25,10 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_CODES_HELP = `Exit codes:
   0  success
-  1  Dispatch refused the request (4xx: invalid input, not found, no balance...)
+  1  Dispatch refused the request (4xx: invalid input, not found, no balance...), or would (send --dry-run)
   2  usage error: bad flags or arguments, missing settings, unreadable file
   3  Dispatch unreachable or failing (network error, 5xx)
-  4  bulk finished but some recipients failed (opt-outs add: some numbers)
+  4  bulk finished but some recipients failed, or would (bulk --dry-run); opt-outs add: some numbers failed
   5  send --wait: the message ended failed or undelivered
   6  send --wait: no final state (delivered, undelivered, failed) within --timeout`;
 

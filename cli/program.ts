@@ -23,6 +23,7 @@ import { SETTINGS_HELP } from './settings.ts';
 const EXAMPLES = `Examples:
   $ dispatch serve
   $ dispatch send --to +447400123456 --from Dispatch --body "Hello"
+  $ dispatch send --to +447400123456 --from Dispatch --body "Doors open at 10" --at 2031-05-20T09:00:00+01:00 --dry-run
   $ dispatch bulk --csv customers.csv --from Dispatch --body "Depot closed Monday"
   $ dispatch events tail --json | jq .type
   $ dispatch inbound tail
@@ -43,6 +44,9 @@ function configure(command: Command): void {
 export function buildProgram(): Command {
   const program = new Command('dispatch')
     .description('Dispatch, the self-hostable SMS service: run it, operate it and send with it.')
+    // Each command gets every argument after its name, so that `bulk`, which has options of its
+    // own, can leave those after `bulk cancel` (--json, --url, --api-key) to cancel.
+    .enablePositionalOptions()
     .version(packageVersion(), '-V, --version', 'print the version')
     .helpCommand('help [command]', 'show help for a command')
     .addHelpText('after', `\n${EXAMPLES}\n\n${SETTINGS_HELP}\n\n${EXIT_CODES_HELP}\n\nEvery command takes --help; every command but serve takes --json.`);

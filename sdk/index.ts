@@ -22,6 +22,9 @@ const MAX_RETRY_AFTER_SECONDS = 60;
 type Schemas = components['schemas'];
 export type Message = Schemas['Message'];
 export type BulkResult = Schemas['BulkResult'];
+export type BulkCancel = Schemas['BulkCancel'];
+export type MessagePreview = Schemas['MessagePreview'];
+export type RecipientPreview = Schemas['RecipientPreview'];
 export type Sender = Schemas['Sender'];
 export type ApiKey = Schemas['ApiKey'];
 export type ApiKeyWithSecret = Schemas['ApiKeyWithSecret'];
@@ -95,9 +98,15 @@ export class Dispatch {
       this.#data(() => this.client.POST('/messages/send', { body, params: { header: { 'Idempotency-Key': idempotencyKey } } }), true),
     bulk: (body: Schemas['SendBulkRequest'], { idempotencyKey = randomUUID() }: SendOptions = {}) =>
       this.#data(() => this.client.POST('/messages/bulk', { body, params: { header: { 'Idempotency-Key': idempotencyKey } } }), true),
+    // Writes nothing: a repeat answers afresh.
+    preview: (body: Schemas['MessagePreviewRequest']) => this.#data(() => this.client.POST('/messages/preview', { body }), true),
     get: (id: string) => this.#data(() => this.client.GET('/messages/{id}', { params: { path: { id } } }), true),
     list: (query: Query<'listMessages'> = {}) => this.#page(() => this.client.GET('/messages', { params: { query } })),
     listAll: (query: Query<'listMessages'> = {}) => paginate((page) => this.messages.list({ ...query, page }), query.page),
+    // A repeat answers the canceled message again.
+    cancel: (id: string) => this.#data(() => this.client.POST('/messages/{id}/cancel', { params: { path: { id } } }), true),
+    // A repeat answers the same counts.
+    cancelBulk: (bulkId: string) => this.#data(() => this.client.POST('/messages/bulk/{bulk_id}/cancel', { params: { path: { bulk_id: bulkId } } }), true),
   };
 
   readonly inboundMessages = {
@@ -193,7 +202,7 @@ export class Dispatch {
   /**
    * Runs one operation: answers the success envelope or throws a DispatchError, retrying a 429
    * (always: it was refused before running), and a 5xx or network failure when the operation is
-   * `idempotent` (reads, deletes, and sends, which carry an Idempotency-Key).
+   * `idempotent` (reads, deletes, cancels, previews, and sends, which carry an Idempotency-Key).
    */
   async #request<E>(attempt: Attempt<E>, idempotent: boolean): Promise<E> {
     for (let retry = 0; ; retry++) {

@@ -1,11 +1,26 @@
-// dispatch send, dispatch messages get|list (customer API, through the SDK).
+// dispatch send, dispatch messages get|list|cancel (customer API, through the SDK).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, Option } from 'commander';
 import type { Dispatch, Message, Page } from '../../sdk/index.ts';
-import { customerOptions, pageFlags, pageQuery, type PageOptions, positiveInteger, run, timestamp } from '../context.ts';
+import {
+  customerOptions,
+  pageFlags,
+  pageQuery,
+  type PageOptions,
+  positiveInteger,
+  run,
+  scheduleFields,
+  scheduleFlags,
+  type ScheduleOptions,
+  timestamp,
+} from '../context.ts';
 import { EXIT, type ExitCode, exitCodeFor, fields, money, type Output, table, UsageError } from '../output.ts';
+import { showPreview } from '../preview.ts';
 
 const STATUSES = ['pending', 'sent', 'delivered', 'failed', 'undelivered'] as const;
+
+/** A field shown only when it has a value: most messages are sent at once, alone, and have no scheduling fields. */
+const optional = (key: string, value: unknown): [string, unknown][] => (value === null || value === undefined ? [] : [[key, value]]);
 
 export const showMessage = (message: Message) =>
   fields([
@@ -19,16 +34,21 @@ export const showMessage = (message: Message) =>
     ['Route', message.route_id],
     ['Attempts', message.attempts],
     ['Reference', message.reference],
+    ...optional('Bulk', message.bulk_id),
     ['Error', message.error && `${message.error.message} (${message.error.code})`],
     ['Created', message.created_at],
+    ...optional('Send at', message.send_at),
+    ...optional('Validity', message.validity_period === null || message.validity_period === undefined ? null : `${message.validity_period} s`),
     ['Sent', message.sent_at],
     ['Delivered', message.delivered_at],
     ['Failed', message.failed_at],
   ]);
 
-export const messageTable = (messages: Message[]) =>
-  table(
-    ['ID', 'To', 'From', 'Status', 'Cost', 'Error', 'Created'],
+/** A `Send at` column only when some message of the page is scheduled. */
+export const messageTable = (messages: Message[]) => {
+  const scheduled = messages.some((message) => message.send_at);
+  return table(
+    ['ID', 'To', 'From', 'Status', 'Cost', 'Error', 'Created', ...(scheduled ? ['Send at'] : [])],
     messages.map((message) => [
       message.id,
       message.to,
@@ -37,8 +57,10 @@ export const messageTable = (messages: Message[]) =>
       money(message.cost, message.currency),
       message.error?.code,
       message.created_at,
+      ...(scheduled ? [message.send_at] : []),
     ]),
   );
+};
 
 const showPage = (page: Page<Message>) => {
   if (page.data.length === 0)
@@ -47,13 +69,14 @@ const showPage = (page: Page<Message>) => {
   return `${messageTable(page.data)}\nPage ${number} of ${pages} (${total} message${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
 };
 
-interface SendOptions {
+interface SendOptions extends ScheduleOptions {
   to: string;
   from: string;
   body: string;
   reference?: string;
   routeId?: number;
   idempotencyKey?: string;
+  dryRun?: boolean;
   wait?: boolean;
   timeout: number;
 }
@@ -91,14 +114,23 @@ function outcomeCode(message: Message): ExitCode {
 
 export function sendCommand(): Command {
   return customerOptions(
-    new Command('send')
-      .description('Send one SMS; it is accepted as pending and delivered in the background')
-      .requiredOption('--to <number>', 'recipient, E.164 (e.g. +447400123456)')
-      .requiredOption('--from <sender>', 'an approved sender ID of the account')
-      .requiredOption('--body <text>', 'message text, up to 1,600 characters')
-      .option('--reference <text>', 'your correlation reference, echoed in events')
-      .option('--route-id <id>', 'send through this route only', positiveInteger)
+    scheduleFlags(
+      new Command('send')
+        .description('Send one SMS; it is accepted as pending and delivered in the background, at once or at --at')
+        .requiredOption('--to <number>', 'recipient, E.164 (e.g. +447400123456)')
+        .requiredOption('--from <sender>', 'an approved sender ID of the account')
+        .requiredOption('--body <text>', 'message text, up to 1,600 characters')
+        .option('--reference <text>', 'your correlation reference, echoed in events')
+        .option('--route-id <id>', 'send through this route only', positiveInteger),
+      'the message',
+    )
       .option('--idempotency-key <key>', 'retrying with the same key never sends twice (default: a new UUID)')
+      .addOption(
+        new Option(
+          '--dry-run',
+          'send nothing: show the encoding, segments, route, cost and send time, or the refusal the send would meet; exits 1 if it would be refused',
+        ).conflicts(['idempotencyKey', 'wait']),
+      )
       .option(
         '--wait',
         'wait for a final state (delivered, undelivered, failed) and exit with it: 0 delivered, 5 failed or undelivered, 6 none within --timeout',
@@ -108,16 +140,23 @@ export function sendCommand(): Command {
     run(command, async ({ sdk, out }) => {
       if (!options.wait && command.getOptionValueSource('timeout') === 'cli') throw new UsageError('--timeout applies only with --wait.');
       const client = await sdk();
-      const accepted = await client.messages.send(
-        {
-          to: options.to,
-          from: options.from,
-          body: options.body,
-          ...(options.reference !== undefined && { reference: options.reference }),
-          ...(options.routeId !== undefined && { route_id: options.routeId }),
-        },
-        { idempotencyKey: options.idempotencyKey },
-      );
+      const body = {
+        to: options.to,
+        from: options.from,
+        body: options.body,
+        ...(options.reference !== undefined && { reference: options.reference }),
+        ...(options.routeId !== undefined && { route_id: options.routeId }),
+        ...scheduleFields(options),
+      };
+      if (options.dryRun) {
+        const preview = await client.messages.preview(body);
+        out.result(preview, () => showPreview(preview.recipients, preview));
+        // The exit the send would have: Dispatch would refuse it.
+        return preview.refused > 0 ? EXIT.refused : EXIT.ok;
+      }
+      const accepted = await client.messages.send(body, { idempotencyKey: options.idempotencyKey });
+      if (accepted.send_at && accepted.status === 'pending')
+        out.note(`Scheduled for ${accepted.send_at}: dispatch messages cancel ${accepted.id} cancels it until then.`);
       const message = options.wait ? await waitForFinalState(client, accepted, options.timeout, out) : accepted;
       out.result(message, () => showMessage(message));
       if (!options.wait) return EXIT.ok;
@@ -132,10 +171,13 @@ export function sendCommand(): Command {
 interface ListOptions extends PageOptions {
   status?: Message['status'];
   to?: string;
+  scheduled?: boolean;
+  sendAfter?: string;
+  sendBefore?: string;
 }
 
 export function messagesCommand(): Command {
-  const messages = new Command('messages').description('Read sent messages');
+  const messages = new Command('messages').description('Read sent messages, and cancel scheduled ones');
 
   customerOptions(messages.command('get').description('Show a message with its status, cost and timestamps').argument('<message-id>', 'msg_...')).action(
     (id: string, _options: object, command: Command) =>
@@ -151,7 +193,10 @@ export function messagesCommand(): Command {
         .command('list')
         .description('List messages, newest first (--json prints {data, pagination})')
         .addOption(new Option('--status <status>', 'only messages in this status').choices(STATUSES))
-        .option('--to <number>', 'only messages to this number'),
+        .option('--to <number>', 'only messages to this number')
+        .option('--scheduled', 'only messages waiting for their send time (pending, sent with --at)')
+        .option('--send-after <date-time>', 'only messages scheduled to go after this time', timestamp)
+        .option('--send-before <date-time>', 'only messages scheduled to go before this time', timestamp),
       'messages',
     ),
   ).action((options: ListOptions, command: Command) =>
@@ -161,9 +206,25 @@ export function messagesCommand(): Command {
       ).messages.list({
         ...(options.status !== undefined && { status: options.status }),
         ...(options.to !== undefined && { to: options.to }),
+        ...(options.scheduled && { scheduled: true }),
+        ...(options.sendAfter !== undefined && { send_after: options.sendAfter }),
+        ...(options.sendBefore !== undefined && { send_before: options.sendBefore }),
         ...pageQuery(options),
       });
       out.result(page, () => showPage(page));
+    }),
+  );
+
+  customerOptions(
+    messages
+      .command('cancel')
+      .description('Cancel a message not yet handed to an upstream (one waiting for its send time): it ends failed (canceled) and is refunded')
+      .argument('<message-id>', 'msg_...')
+      .addHelpText('after', '\nA message already handed to an upstream cannot be canceled: exits 1 (message_not_cancelable).'),
+  ).action((id: string, _options: object, command: Command) =>
+    run(command, async ({ sdk, out }) => {
+      const message = await (await sdk()).messages.cancel(id);
+      out.result(message, () => showMessage(message));
     }),
   );
 

@@ -127,4 +127,21 @@ describe('the README quick start', function () {
       ['Dispatch', '+14155550123'],
     ]);
   });
+
+  it('then the controls step runs as written: a preview, a send scheduled within a window, and its cancel', async () => {
+    expect(server?.exitCode, 'the server of the first test').to.equal(null);
+    const controls = (await shellBlocks())[3];
+    expect(controls).to.include('/messages/preview').and.include('send_window').and.include('/cancel');
+    const { stdout } = await run('bash', ['-e', '-c', asWritten(controls)], { cwd: dir, env });
+    const [preview, scheduled, canceled] = answers(stdout);
+    expect(preview.data).to.include({ object: 'message_preview', total: 1, sendable: 1 });
+    expect(preview.data.recipients[0]).to.include({ encoding: 'UCS-2', refusal: null });
+    expect(preview.data.recipients[0].ucs2_characters.map((found: { character: string }) => found.character)).to.deep.equal(['“', '”', '—']);
+    expect(scheduled.data).to.include({ status: 'pending' });
+    expect(Date.parse(scheduled.data.send_at)).to.be.above(Date.now());
+    expect(scheduled.data.send_window).to.include({ start: '09:00', end: '20:00' });
+    expect(scheduled.data.send_window.time_zones).to.deep.equal(['America/Los_Angeles']);
+    expect(canceled.data).to.include({ id: scheduled.data.id, status: 'failed', cost: 0 });
+    expect(canceled.data.error).to.include({ code: 'canceled' });
+  });
 });

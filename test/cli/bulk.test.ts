@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { readRecipients, sendBulk, type BulkSummary } from '../../cli/bulk.ts';
+import { previewBulk, readRecipients, sendBulk, type BulkPreview, type BulkSummary } from '../../cli/bulk.ts';
 import { UsageError } from '../../cli/output.ts';
-import type { BulkResult, Message } from '../../sdk/index.ts';
+import type { BulkCancel, BulkResult, Message, MessagePreview, RecipientPreview } from '../../sdk/index.ts';
 import { InvalidRequestError } from '../../sdk/errors.ts';
 import { call } from '../support/client.ts';
 import { sendingTenant } from '../support/fixtures.ts';
+import { harness } from '../support/harness.ts';
 import { cli, cliJson } from './run-cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dispatch-cli-bulk-'));
@@ -110,6 +111,97 @@ describe('dispatch bulk', function () {
     expect(JSON.parse(result.stderr).error).to.include({ code: 'sender_not_approved' });
   });
 
+  describe('--at, --dry-run and bulk cancel', () => {
+    // The service's clock is set to this time in each test: --at times are written against it.
+    beforeEach(() => harness.clock.set(new Date('2031-05-20T12:00:00Z')));
+    const stored = async (key: string) => (await call('GET', '/messages', { auth: key })).body.pagination.total as number;
+    const balance = async (key: string) => (await call('GET', '/balance', { auth: key })).body.data.balance as number;
+
+    it('--dry-run previews every row, sends nothing, and exits 4 when some row would be refused', async () => {
+      const tenant = await sendingTenant({ balance: 10 });
+      const file = csvFile('preview.csv', 'to\n+14155550131\n+10005550100\nnope\n+14155550132\n');
+      const args = ['bulk', '--csv', file, '--from', 'Dispatch', '--body', 'Depot closed Monday', '--at', '2031-05-20T14:00:00Z', '--dry-run'];
+      const preview = await cliJson<BulkPreview>(args, { apiKey: tenant.key, code: 4 });
+      expect(preview).to.include({ object: 'bulk_preview', total: 4, sendable: 2, refused: 2, cost: 0.02, currency: 'USD', requests: 1 });
+      expect(preview.recipients.map((item) => [item.row, item.refusal?.error.code ?? null])).to.deep.equal([
+        [1, null],
+        [2, 'number_invalid'],
+        [3, 'parameter_invalid'],
+        [4, null],
+      ]);
+      expect(preview.recipients[0]).to.include({ to: '+14155550131', encoding: 'GSM-7', segments: 1, cost: 0.01, send_at: '2031-05-20T14:00:00.000Z' });
+
+      const human = await cli(args, { apiKey: tenant.key });
+      expect(human.code, human.stderr).to.equal(4);
+      expect(human.stderr).to.equal('');
+      expect(human.stdout)
+        .to.match(/Row\s*│\s*To\s*│\s*Encoding\s*│\s*Segments\s*│\s*Route\s*│\s*Cost\s*│\s*Send at\s*│\s*Refusal/)
+        .and.match(/│ 3\s+│ nope\s+│ -\s+│ -\s+│ -\s+│ -\s+│ -\s+│ parameter_invalid │/)
+        .and.include('row 2 (+10005550100)')
+        .and.include('Dry run, nothing sent: 4 recipients in 1 request, 2 sendable, 2 refused; cost 0.02 USD.');
+      expect(human.stdout).not.to.include('UCS-2 characters');
+
+      const fine = await cli(['bulk', '--csv', csvFile('fine.csv', 'to\n+14155550133\n'), '--from', 'Dispatch', '--body', 'Hi', '--dry-run'], {
+        apiKey: tenant.key,
+      });
+      expect(fine.code, fine.stderr).to.equal(0);
+      expect(await stored(tenant.key)).to.equal(0);
+      expect(await balance(tenant.key)).to.equal(10);
+    });
+
+    it('--at schedules every row; bulk cancel cancels the bulk, refunds it, and answers the same counts again', async () => {
+      const tenant = await sendingTenant({ balance: 10 });
+      const file = csvFile('later.csv', 'to\n+14155550141\n+14155550142\n+14155550143\n');
+      const summary = await cliJson<BulkSummary>(
+        ['bulk', '--csv', file, '--from', 'Dispatch', '--body', 'Later', '--at', '2031-05-20T13:00:00Z', '--validity', '3600'],
+        {
+          apiKey: tenant.key,
+        },
+      );
+      expect(summary).to.include({ accepted: 3, failed: 0, cost: 0.03 });
+      expect(summary.bulk_ids).to.have.length(1);
+      const [bulkId] = summary.bulk_ids;
+      expect(bulkId).to.match(/^bulk_/);
+      const scheduled = (await call('GET', '/messages?scheduled=true', { auth: tenant.key })).body.data;
+      expect(scheduled).to.have.length(3);
+      for (const message of scheduled)
+        expect(message).to.include({ status: 'pending', send_at: '2031-05-20T13:00:00.000Z', validity_period: 3600, bulk_id: bulkId });
+      expect(await balance(tenant.key)).to.equal(9.97);
+
+      const canceled = await cli(['bulk', 'cancel', bulkId], { apiKey: tenant.key });
+      expect(canceled.code, canceled.stderr).to.equal(0);
+      expect(canceled.stdout)
+        .to.match(new RegExp(`^Bulk\\s+${bulkId}$`, 'm'))
+        .and.match(/^Canceled\s+3$/m)
+        .and.match(/^Not cancelable\s+0$/m);
+      expect(await balance(tenant.key)).to.equal(10);
+      expect((await call('GET', '/messages?scheduled=true', { auth: tenant.key })).body.data).to.deep.equal([]);
+      expect(await cliJson<BulkCancel>(['bulk', 'cancel', bulkId], { apiKey: tenant.key })).to.deep.equal({
+        object: 'bulk_cancel',
+        bulk_id: bulkId,
+        canceled: 3,
+        not_cancelable: 0,
+      });
+
+      const human = await cli(['bulk', '--csv', file, '--from', 'Dispatch', '--body', 'Later again', '--at', '2031-05-20T13:00:00Z'], { apiKey: tenant.key });
+      expect(human.code, human.stderr).to.equal(0);
+      expect(human.stdout).to.match(/^Bulk id: bulk_\w+$/m);
+      expect(human.stderr).to.equal('Scheduled for 2031-05-20T13:00:00Z: dispatch bulk cancel <bulk-id> cancels it until then.\n');
+    });
+
+    it('bulk cancel of an unknown bulk exits 1; --dry-run with --idempotency-key is a usage error (exit 2)', async () => {
+      const tenant = await sendingTenant({ balance: 10 });
+      const unknown = await cli(['bulk', 'cancel', 'bulk_000000000000000000000000', '--json'], { apiKey: tenant.key });
+      expect(unknown.code).to.equal(1);
+      expect(JSON.parse(unknown.stderr).error).to.include({ status: 404, code: 'resource_not_found' });
+      const file = csvFile('both.csv', 'to\n+14155550151\n');
+      const both = await cli(['bulk', '--csv', file, '--from', 'Dispatch', '--body', 'Hi', '--dry-run', '--idempotency-key', 'k'], { apiKey: tenant.key });
+      expect(both.code).to.equal(2);
+      expect(both.stderr).to.include('cannot be used with');
+      expect(await stored(tenant.key)).to.equal(0);
+    });
+  });
+
   it('usage errors: a missing file, a missing column (exit 2)', async () => {
     const missing = await cli(['bulk', '--csv', join(dir, 'nope.csv'), '--from', 'Dispatch', '--body', 'Hi'], { apiKey: 'ds_live_x' });
     expect(missing.code).to.equal(2);
@@ -178,6 +270,57 @@ describe('cli/bulk.ts', () => {
     expect(progress).to.deep.equal([0, 1000, 2000, 2001]);
     expect(summary).to.include({ total: 2001, accepted: 1998, failed: 3, cost: 14.985, requests: 3 });
     expect(summary.failures).to.deep.equal({ recipient_blocklisted: 3 });
+  });
+
+  it('records the bulk id of each request', async () => {
+    const recipients = Array.from({ length: 1001 }, (_, i) => ({ row: i + 1, to: '+14155550100' }));
+    const { summary } = await sendBulk(
+      recipients,
+      async (to, index) =>
+        ({
+          object: 'bulk_result',
+          bulk_id: `bulk_${index}`,
+          total: to.length,
+          sent: to.length,
+          failed: 0,
+          messages: to.map((number, i) => message(number, i)),
+        }) as BulkResult,
+    );
+    expect(summary.bulk_ids).to.deep.equal(['bulk_0', 'bulk_1']);
+  });
+
+  it('previews by 1,000 in file order, refuses rows that are not E.164 itself, and sums the cost of the sendable ones exactly', async () => {
+    const recipients = Array.from({ length: 1501 }, (_, i) => ({ row: i + 1, to: i === 2 ? 'nope' : `+1415555${String(i).padStart(4, '0')}` }));
+    const sizes: number[] = [];
+    const recipient = (to: string, refused: boolean): RecipientPreview => ({
+      to,
+      body: 'b',
+      encoding: 'GSM-7',
+      segments: 1,
+      ucs2_characters: [],
+      route_id: 1,
+      price_per_segment: 0.0075,
+      cost: 0.0075,
+      send_at: null,
+      refusal: refused ? { status: 400, error: { type: 'invalid_request_error', code: 'recipient_opted_out', message: 'Opted out.' } } : null,
+    });
+    const preview = await previewBulk(recipients, 'b', async (to) => {
+      sizes.push(to.length);
+      return {
+        object: 'message_preview',
+        total: to.length,
+        sendable: 0,
+        refused: 0,
+        cost: 0,
+        currency: 'USD',
+        recipients: to.map((number, i) => recipient(number, i === 0)),
+      } as MessagePreview;
+    });
+    expect(sizes).to.deep.equal([1000, 500]);
+    expect(preview).to.include({ object: 'bulk_preview', total: 1501, sendable: 1498, refused: 3, cost: 11.235, currency: 'USD', requests: 2 });
+    expect(preview.recipients.map((item) => item.row)).to.deep.equal(recipients.map((item) => item.row));
+    expect(preview.recipients[2]).to.include({ row: 3, to: 'nope', encoding: null, cost: null });
+    expect(preview.recipients[2].refusal?.error).to.include({ code: 'parameter_invalid' });
   });
 
   it('stops at a request refused whole; its rows and later ones are not sent', async () => {

@@ -50,6 +50,7 @@ describe('dispatch: help and usage errors', function () {
       expect(create.stdout).to.include(option);
 
     expect(send.stdout).to.include('--wait').and.include('--timeout');
+    for (const option of ['--at <date-time>', '--validity <seconds>', '--dry-run']) expect(send.stdout).to.include(option);
 
     // Users have the README, not the project's internal operator contract.
     const serve = await cli(['serve', '--help']);
@@ -59,19 +60,27 @@ describe('dispatch: help and usage errors', function () {
 
     const help = await cli(['help', 'bulk']);
     expect(help.code).to.equal(0);
-    expect(help.stdout).to.include('--csv').and.include('--column');
+    expect(help.stdout).to.include('--csv').and.include('--column').and.include('--at').and.include('--validity').and.include('--dry-run');
+    expect(help.stdout).to.match(/^  cancel \[options\] <bulk-id>/m);
+
+    const messages = await cli(['messages', '--help']);
+    for (const verb of ['get', 'list', 'cancel', 'story']) expect(messages.stdout).to.match(new RegExp(`^  ${verb}\\b`, 'm'));
+    const list = await cli(['messages', 'list', '--help']);
+    for (const option of ['--scheduled', '--send-after <date-time>', '--send-before <date-time>']) expect(list.stdout).to.include(option);
   });
 
   it('--help works on every command of the tree', async function () {
-    // 29 Node processes: on a busy two-core machine that is more than mocha's 20 s, in parallel or not.
+    // 31 Node processes: on a busy two-core machine that is more than mocha's 20 s, in parallel or not.
     this.timeout(90_000);
     const commands = [
       ['serve'],
       ['migrate'],
       ['send'],
       ['bulk'],
+      ['bulk', 'cancel'],
       ['messages', 'get'],
       ['messages', 'list'],
+      ['messages', 'cancel'],
       ['events', 'tail'],
       ['inbound', 'list'],
       ['inbound', 'tail'],
@@ -96,7 +105,7 @@ describe('dispatch: help and usage errors', function () {
       ['blocklist', 'add'],
       ['blocklist', 'remove'],
     ];
-    // A few at a time: 29 at once only make each one slower on two cores.
+    // A few at a time: 31 at once only make each one slower on two cores.
     for (let start = 0; start < commands.length; start += 4) {
       const batch = commands.slice(start, start + 4);
       const results = await Promise.all(batch.map((command) => cli([...command, '--help'])));
@@ -115,6 +124,10 @@ describe('dispatch: help and usage errors', function () {
       [['send', '--to', '+14155550123', '--from', 'X'], /required option '--body <text>' not specified/],
       [['accounts', 'get'], /missing required argument 'account-id'/],
       [['opt-outs', 'add'], /missing required argument 'number'/],
+      [['messages', 'cancel'], /missing required argument 'message-id'/],
+      [['bulk', 'cancel'], /missing required argument 'bulk-id'/],
+      [['bulk', '--csv', 'customers.csv', '--from', 'X'], /required option '--body <text>' not specified/],
+      [['send', '--to', '+14155550123', '--from', 'X', '--body', 'Hi', '--at', 'tomorrow'], /Not a date-time with a zone/],
       [['accounts', 'get', 'acct_x', '--bogus'], /unknown option '--bogus'/],
       [['routes', 'create', '--name', 'r', '--provider', 'carrier-pigeon', '--config', '{}', '--price', '1'], /Allowed choices are simulator, http, smpp/],
       [['routes', 'create', '--name', 'r', '--provider', 'http', '--config', '{nope', '--price', '1'], /Not valid JSON/],

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { call } from '../support/client.ts';
 import { sendingTenant, waitForMessage, type Tenant } from '../support/fixtures.ts';
 import { ADMIN_TOKEN, harness } from '../support/harness.ts';
 import { cli, cliEnv, cliJson } from './run-cli.ts';
@@ -160,6 +161,117 @@ describe('dispatch: send and messages', function () {
       const zero = await send(route.delivered, '--timeout', '0');
       expect(zero.code).to.equal(2);
       expect((await cliJson(['messages', 'list'], { apiKey: waiting.key })).pagination.total).to.equal(before);
+    });
+  });
+
+  describe('send --dry-run, send --at and messages cancel', () => {
+    // The service's clock is set to this time in each test: --at times are written against it.
+    const NOW = new Date('2031-05-20T12:00:00Z');
+    let scheduling: Tenant & { routeIds: number[] };
+    before(async () => {
+      scheduling = await sendingTenant({ balance: 10 });
+    });
+    beforeEach(() => harness.clock.set(NOW));
+    const stored = async () => (await call('GET', '/messages', { auth: scheduling.key })).body.pagination.total as number;
+    const balance = async () => (await call('GET', '/balance', { auth: scheduling.key })).body.data.balance as number;
+
+    it('send --dry-run prints the recipient, its encoding, the UCS-2 characters and the totals, sends nothing and exits 0', async () => {
+      const before = await stored();
+      const result = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', '“Hi” there', '--at', '2031-05-20T14:00:00+01:00', '--dry-run'], {
+        apiKey: scheduling.key,
+      });
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.equal('');
+      expect(result.stdout)
+        .to.match(/To\s*│\s*Encoding\s*│\s*Segments\s*│\s*Route\s*│\s*Cost\s*│\s*Send at\s*│\s*Refusal/)
+        .and.match(new RegExp(`\\${TO}\\s*│ UCS-2\\s*│ 1\\s*│ ${scheduling.routeIds[0]}\\s*│ 0\\.01 USD\\s*│ 2031-05-20T13:00:00\\.000Z\\s*│ -`))
+        .and.include('UCS-2 characters (70 characters a segment instead of 160): “ (U+201C) at 0, ” (U+201D) at 3')
+        .and.include('Dry run, nothing sent: 1 recipient, 1 sendable, 0 refused; cost 0.01 USD.');
+
+      const preview = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', '“Hi” there', '--dry-run'], { apiKey: scheduling.key });
+      expect(preview).to.include({ object: 'message_preview', total: 1, sendable: 1, refused: 0, cost: 0.01, currency: 'USD' });
+      expect(preview.recipients[0]).to.include({ to: TO, encoding: 'UCS-2', segments: 1, send_at: null, refusal: null });
+      expect(await stored()).to.equal(before);
+      expect(await balance()).to.equal(10);
+    });
+
+    it('send --dry-run exits 1 when the send would be refused, listing the refusal by code', async () => {
+      const before = await stored();
+      const result = await cli(['send', '--to', TO, '--from', 'Nobody', '--body', 'Hi', '--dry-run'], { apiKey: scheduling.key });
+      expect(result.code, result.stderr).to.equal(1);
+      expect(result.stderr).to.equal('');
+      expect(result.stdout)
+        .to.match(/│ sender_not_approved\s*│/)
+        .and.include('Refusals by error code:')
+        .and.include('Dry run, nothing sent: 1 recipient, 0 sendable, 1 refused; cost 0 USD.');
+      const json = await cliJson(['send', '--to', TO, '--from', 'Nobody', '--body', 'Hi', '--dry-run'], { apiKey: scheduling.key, code: 1 });
+      expect(json.recipients[0].refusal).to.deep.include({ status: 400 });
+      expect(json.recipients[0].refusal.error).to.include({ code: 'sender_not_approved' });
+      expect(await stored()).to.equal(before);
+    });
+
+    it('send --at schedules the message (pending, with its send time); messages list --scheduled finds it; messages cancel cancels it', async () => {
+      const result = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Later', '--at', '2031-05-20T14:00:00+01:00', '--validity', '600'], {
+        apiKey: scheduling.key,
+      });
+      expect(result.code, result.stderr).to.equal(0);
+      const id = /^ID\s+(msg_\w{24})$/m.exec(result.stdout)?.[1];
+      expect(result.stdout)
+        .to.match(/^Status\s+pending$/m)
+        .and.match(/^Send at\s+2031-05-20T13:00:00\.000Z$/m)
+        .and.match(/^Validity\s+600 s$/m);
+      expect(result.stderr).to.equal(`Scheduled for 2031-05-20T13:00:00.000Z: dispatch messages cancel ${id} cancels it until then.\n`);
+      expect(await balance()).to.equal(9.99);
+
+      const scheduled = await cliJson(['messages', 'list', '--scheduled'], { apiKey: scheduling.key });
+      expect(scheduled.data.map((message: { id: string }) => message.id)).to.deep.equal([id]);
+      expect(scheduled.data[0]).to.include({ status: 'pending', send_at: '2031-05-20T13:00:00.000Z', validity_period: 600 });
+      const window = ['--send-after', '2031-05-20T12:30:00Z', '--send-before', '2031-05-20T13:30:00Z'];
+      expect((await cliJson(['messages', 'list', ...window], { apiKey: scheduling.key })).data).to.have.length(1);
+      expect((await cliJson(['messages', 'list', '--send-after', '2031-05-20T13:00:00Z'], { apiKey: scheduling.key })).data).to.have.length(0);
+      const table = await cli(['messages', 'list', '--scheduled'], { apiKey: scheduling.key });
+      expect(table.stdout)
+        .to.match(/Created\s*│\s*Send at/)
+        .and.include('2031-05-20T13:00:00.000Z');
+
+      const canceled = await cli(['messages', 'cancel', id!], { apiKey: scheduling.key });
+      expect(canceled.code, canceled.stderr).to.equal(0);
+      expect(canceled.stdout)
+        .to.match(/^Status\s+failed$/m)
+        .and.match(/^Error\s+.+\(canceled\)$/m);
+      expect(await balance()).to.equal(10);
+      // A repeat answers the canceled message again.
+      expect(await cliJson(['messages', 'cancel', id!], { apiKey: scheduling.key })).to.include({ id, status: 'failed' });
+      expect((await cliJson(['messages', 'list', '--scheduled'], { apiKey: scheduling.key })).data).to.deep.equal([]);
+    });
+
+    it('--at without a zone, or not a date-time, is a usage error (exit 2); one too soon is refused by Dispatch (exit 1, param send_at)', async () => {
+      const before = await stored();
+      for (const at of ['2031-05-20T14:00:00', 'tomorrow']) {
+        const result = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Hi', '--at', at], { apiKey: scheduling.key });
+        expect(result.code, at).to.equal(2);
+        expect(result.stderr, at).to.include('Not a date-time with a zone');
+      }
+      const soon = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Hi', '--at', '2031-05-20T12:00:30Z'], { apiKey: scheduling.key });
+      expect(soon.code).to.equal(1);
+      expect(soon.stderr).to.include('(parameter_invalid, param send_at');
+      const both = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Hi', '--dry-run', '--wait'], { apiKey: scheduling.key });
+      expect(both.code).to.equal(2);
+      expect(both.stderr).to.include('cannot be used with');
+      expect(await stored()).to.equal(before);
+    });
+
+    it('messages cancel of a message already handed to an upstream exits 1 (message_not_cancelable); of an unknown one, 1', async () => {
+      harness.clock.reset();
+      const message = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'At once'], { apiKey: scheduling.key });
+      await waitForMessage(scheduling, message.id, (m) => m.status === 'delivered');
+      const late = await cli(['messages', 'cancel', message.id], { apiKey: scheduling.key });
+      expect(late.code).to.equal(1);
+      expect(late.stdout).to.equal('');
+      expect(late.stderr).to.include('(message_not_cancelable');
+      const missing = await cli(['messages', 'cancel', 'msg_000000000000000000000000'], { apiKey: scheduling.key });
+      expect(missing.code).to.equal(1);
+      expect(missing.stderr).to.include('resource_not_found');
     });
   });
 

@@ -123,6 +123,74 @@ describe('SDK against a live Dispatch', () => {
     expect(result.messages.every((message) => message.reference === 'bulk-1')).to.equal(true);
   });
 
+  it('previews a send and a bulk without sending, schedules them, and cancels them (a repeat answers the same)', async () => {
+    const tenant = await sendingTenant({ balance: 10, routes: [{ price: 0.01 }] });
+    const dispatch = sdk(tenant.key);
+    harness.clock.set(new Date('2031-05-20T12:00:00Z'));
+    const sendAt = '2031-05-20T14:00:00+01:00';
+
+    const preview = await dispatch.messages.preview({ recipients: [TO, '+10005550100'], from: 'Dispatch', body: '“Soon”', send_at: sendAt });
+    expect(preview).to.include({ object: 'message_preview', total: 2, sendable: 1, refused: 1, cost: 0.01, currency: 'USD' });
+    expect(preview.recipients[0]).to.include({
+      to: TO,
+      encoding: 'UCS-2',
+      segments: 1,
+      route_id: tenant.routeIds[0],
+      cost: 0.01,
+      send_at: '2031-05-20T13:00:00.000Z',
+      refusal: null,
+    });
+    expect(preview.recipients[0].ucs2_characters).to.deep.equal([
+      { character: '“', position: 0 },
+      { character: '”', position: 5 },
+    ]);
+    expect(preview.recipients[1].refusal?.error.code).to.equal('number_invalid');
+    const single = await dispatch.messages.preview({ to: TO, from: 'Nobody', body: 'Hi' });
+    expect(single).to.include({ total: 1, sendable: 0, refused: 1 });
+    expect(single.recipients[0].refusal).to.deep.include({ status: 400 });
+    expect((await dispatch.messages.list()).pagination.total).to.equal(0);
+
+    const later = await dispatch.messages.send({ to: TO, from: 'Dispatch', body: 'Later', send_at: sendAt, validity_period: 600 });
+    expect(later).to.include({ status: 'pending', send_at: '2031-05-20T13:00:00.000Z', validity_period: 600, bulk_id: null });
+    expect((await dispatch.messages.list({ scheduled: true, send_before: '2031-05-20T13:30:00Z' })).data.map((message) => message.id)).to.deep.equal([
+      later.id,
+    ]);
+    const canceled = await dispatch.messages.cancel(later.id);
+    expect(canceled).to.include({ id: later.id, status: 'failed' });
+    expect(canceled.error?.code).to.equal('canceled');
+    expect(await dispatch.messages.cancel(later.id)).to.deep.equal(canceled);
+
+    const bulk = await dispatch.messages.bulk({ recipients: [TO, '+14155550124'], from: 'Dispatch', body: 'Later, all', send_at: sendAt });
+    expect(bulk.bulk_id).to.match(/^bulk_/);
+    const bulkCanceled = await dispatch.messages.cancelBulk(bulk.bulk_id!);
+    expect(bulkCanceled).to.deep.equal({ object: 'bulk_cancel', bulk_id: bulk.bulk_id, canceled: 2, not_cancelable: 0 });
+    expect(await dispatch.messages.cancelBulk(bulk.bulk_id!)).to.deep.equal(bulkCanceled);
+    expect((await dispatch.messages.list({ scheduled: true })).data).to.deep.equal([]);
+    expect((await dispatch.balance.get()).balance).to.be.closeTo(10, 1e-9);
+  });
+
+  it('retries a cancel after a 5xx (a repeat answers the same); a message already handed over is not cancelable (409)', async () => {
+    const tenant = await sendingTenant();
+    let failNextCancel = true;
+    const dispatch = sdk(tenant.key, {
+      fetch: async (input, init) => {
+        const url = input instanceof Request ? input.url : String(input);
+        if (failNextCancel && url.endsWith('/cancel')) {
+          failNextCancel = false;
+          return new Response('upstream hiccup', { status: 503, headers: { 'content-type': 'text/plain' } });
+        }
+        return contractCheckingFetch(input, init);
+      },
+    });
+    const sent = await dispatch.messages.send({ to: TO, from: 'Dispatch', body: 'At once' });
+    await waitFor(dispatch, sent.id, 'delivered');
+    const late = await rejection(dispatch.messages.cancel(sent.id));
+    expect(failNextCancel).to.equal(false);
+    expect(late).to.be.instanceOf(InvalidRequestError);
+    expect(late).to.include({ status: 409, code: 'message_not_cancelable' });
+    expect(await rejection(dispatch.messages.cancelBulk('bulk_000000000000000000000000'))).to.include({ status: 404, code: 'resource_not_found' });
+  });
+
   it('pages a list and iterates every page with listAll', async () => {
     const tenant = await sendingTenant();
     const { dispatch, counter } = countingSdk(tenant.key);

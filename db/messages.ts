@@ -12,7 +12,9 @@ export interface MessageRow {
   api_key_id: string | null;
   to: string;
   from: string;
+  /** The body as sent: the one given, or with its GSM-7 look-alikes replaced when `smart_encoded`. */
   body: string;
+  smart_encoded: boolean;
   status: MessageStatus;
   encoding: 'GSM-7' | 'UCS-2';
   segments: number;
@@ -59,12 +61,18 @@ export const MESSAGE_COLUMNS = [
   'failed_at',
   'requested_route_id',
   'country',
+  'smart_encoded',
 ] as const;
 const columnsFrom = (alias: string) => MESSAGE_COLUMNS.map((column) => `${alias}."${column}"`).join(', ');
 
-export type NewMessage = Omit<MessageRow, 'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id' | 'country'> & {
+export type NewMessage = Omit<
+  MessageRow,
+  'created_at' | 'sent_at' | 'delivered_at' | 'failed_at' | 'attempts' | 'provider_message_id' | 'country' | 'smart_encoded'
+> & {
   failed_at?: Date;
   country?: string | null;
+  /** Given for every row of an insert or for none (then false). */
+  smart_encoded?: boolean;
 };
 
 /**

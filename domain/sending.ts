@@ -8,7 +8,7 @@ import type { JobQueue } from '../db/queues.ts';
 import { readSendChecks, type SendChecks } from '../db/send-checks.ts';
 import { sendJobs } from '../db/send-groups.ts';
 import type { RouteRow } from '../db/routes.ts';
-import { codePointLength, MAX_BODY_CODE_POINTS, planSegments, type SegmentPlan } from './encoding.ts';
+import { codePointLength, MAX_BODY_CODE_POINTS, planSegments } from './encoding.ts';
 import { ApiError, insufficientBalance, invalidRequest } from './errors.ts';
 import { recordEvents } from './events.ts';
 import { newId } from './ids.ts';
@@ -17,6 +17,7 @@ import { checkSendLimits, type SendAllowance } from './send-limits.ts';
 import { add, multiply, negate } from './money.ts';
 import { checkNumber } from './phone-numbers.ts';
 import { routesFor } from './routing.ts';
+import { smartEncode, type BodyToSend } from './smart-encoding.ts';
 
 /** Who sends: the account that pays and the key it sends through (its limits apply); no key for Dispatch's own replies on the account's behalf. */
 export interface SendingCaller {
@@ -30,6 +31,8 @@ export interface SendRequest {
   body: string;
   route_id?: number | null;
   reference?: string | null;
+  /** Replace GSM-7 look-alikes (domain/smart-encoding.ts); omitted: the account's `smart_encoding`. */
+  smart_encoding?: boolean;
 }
 
 /** One message to accept: a single send, one of a group's, or one recipient of a bulk. */
@@ -76,18 +79,32 @@ export class BatchRefused extends Error {
 /** Refusals of the request itself rather than of a recipient: in a bulk they refuse the whole request. */
 export const REQUEST_PARAMS = new Set(['body', 'from', 'route_id']);
 
-function planBody(body: string): SegmentPlan {
+/**
+ * The body a send will carry and its segments, from which its cost comes. The limit counts the
+ * body as given: smart encoding may lengthen it (an ellipsis becomes three full stops), never
+ * into more segments.
+ */
+function planBody(body: string, smartEncoding: boolean): BodyToSend {
   if (codePointLength(body) > MAX_BODY_CODE_POINTS) {
     throw invalidRequest('body', `body must be at most ${MAX_BODY_CODE_POINTS} characters (Unicode code points) long.`);
   }
-  return planSegments(body);
+  const plan = planSegments(body);
+  return smartEncoding ? smartEncode(body, plan) : { body, plan, smartEncoded: false };
 }
+
+/** Whether a send replaces GSM-7 look-alikes: as its request says, or else as its account's setting does. */
+const smartEncodingOf = (item: SendItem, checks: SendChecks): boolean => item.request.smart_encoding ?? checks.smartEncoding;
+
+/** Sends of a batch that share a body and a smart encoding share its plan. */
+type PlannedBodies = Map<string, BodyToSend>;
+
+const bodyKey = (item: SendItem, checks: SendChecks): string => `${smartEncodingOf(item, checks) ? 'smart' : 'as-given'}:${item.request.body}`;
 
 /** An item that passed the checks of its own: what it will cost, and the route it is offered to first. */
 interface Checked {
   index: number;
   item: SendItem;
-  plan: SegmentPlan;
+  planned: BodyToSend;
   country: string | null;
   route: RouteRow;
   cost: string;
@@ -99,10 +116,11 @@ interface Checked {
  * the sender, the requested route, the number, the blocklist, opt-outs, and a route that covers
  * the number. Throws the refusal; a refusal of the number carries its country for the record.
  */
-function checkItem(item: SendItem, checks: SendChecks, plans: Map<string, SegmentPlan>): Omit<Checked, 'index' | 'item' | 'id'> {
+function checkItem(item: SendItem, checks: SendChecks, plans: PlannedBodies): Omit<Checked, 'index' | 'item' | 'id'> {
   const { request } = item;
-  let plan = plans.get(request.body);
-  if (plan === undefined) plans.set(request.body, (plan = planBody(request.body)));
+  const key = bodyKey(item, checks);
+  let planned = plans.get(key);
+  if (planned === undefined) plans.set(key, (planned = planBody(request.body, smartEncodingOf(item, checks))));
   if (!checks.approved.has(request.from)) throw invalidRequest('from', `'${request.from}' is not an approved sender of this account.`, 'sender_not_approved');
   if (request.route_id != null && !checks.routes.some((route) => route.id === request.route_id)) {
     throw invalidRequest('route_id', `Route ${request.route_id} is not an active route of this account.`, 'route_invalid');
@@ -114,10 +132,10 @@ function checkItem(item: SendItem, checks: SendChecks, plans: Map<string, Segmen
   if (!item.optOutConfirmation && checks.optedOut.has(request.to)) throw refuse('recipient_opted_out', `${request.to} opted out of this account's messages.`);
   const [route] = routesFor(checks.routes, request.to, request.route_id);
   if (!route) throw refuse('route_invalid', `No eligible route covers ${request.to}.`);
-  return { plan, country, route, cost: multiply(route.price_per_segment, plan.segments) };
+  return { planned, country, route, cost: multiply(route.price_per_segment, planned.plan.segments) };
 }
 
-function newMessage(item: SendItem, plan: SegmentPlan, country: string | null, cost: string, id: string): NewMessage {
+function newMessage(item: SendItem, { body, plan, smartEncoded }: BodyToSend, country: string | null, cost: string, id: string): NewMessage {
   const { sender, request } = item;
   return {
     id,
@@ -125,7 +143,8 @@ function newMessage(item: SendItem, plan: SegmentPlan, country: string | null, c
     api_key_id: sender.apiKey?.id ?? null,
     to: request.to,
     from: request.from,
-    body: request.body,
+    body,
+    smart_encoded: smartEncoded,
     status: 'pending' as const,
     encoding: plan.encoding,
     segments: plan.segments,
@@ -169,11 +188,11 @@ async function insufficientFor(trx: Knex.Transaction, account: AccountRow, cost:
 export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: SendItem[], policy: BatchPolicy, now = new Date()): Promise<SendOutcome[]> {
   const outcomes: SendOutcome[] = new Array(items.length);
   const refusedRows: { index: number; row: NewMessage }[] = [];
-  const refuse = (index: number, refusal: ApiError, plan?: SegmentPlan, country: string | null = null) => {
+  const refuse = (index: number, refusal: ApiError, planned?: BodyToSend, country: string | null = null) => {
     outcomes[index] = { refusal };
     // A refusal of the request itself is no recipient's failure: a bulk answers it whole.
-    if (policy === 'while-covered' && plan && !REQUEST_PARAMS.has(refusal.param ?? '')) {
-      const row = newMessage(items[index], plan, country, '0.0000', newId('msg'));
+    if (policy === 'while-covered' && planned && !REQUEST_PARAMS.has(refusal.param ?? '')) {
+      const row = newMessage(items[index], planned, country, '0.0000', newId('msg'));
       // A stored refusal is of a recipient (invalid_request_error) or of the balance.
       const type = refusal.type === 'balance_error' ? 'balance_error' : 'invalid_request_error';
       refusedRows.push({ index, row: { ...row, status: 'failed', error: { type, code: refusal.code, message: refusal.message }, failed_at: now } });
@@ -181,7 +200,7 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
   };
 
   const checked: Checked[] = [];
-  const plans = new Map<string, SegmentPlan>();
+  const plans: PlannedBodies = new Map();
   const byAccount = Map.groupBy(items.entries(), ([, item]) => item.sender.account.id);
   for (const accountId of [...byAccount.keys()].sort()) {
     const ofAccount = byAccount.get(accountId)!;
@@ -198,7 +217,7 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
         checked.push({ index, item, ...checkItem(item, checks, plans), id: newId('msg') });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        refuse(index, error, plans.get(item.request.body), (error as ApiError & { country?: string | null }).country ?? null);
+        refuse(index, error, plans.get(bodyKey(item, checks)), (error as ApiError & { country?: string | null }).country ?? null);
       }
     }
   }
@@ -225,7 +244,7 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
   // conflicts with another's.
   const [stored, , ...balances] = await sideBySide([
     insertMessages(trx, [
-      ...accepted.map(({ item, plan, country, cost, id }) => newMessage(item, plan, country, cost, id)),
+      ...accepted.map(({ item, planned, country, cost, id }) => newMessage(item, planned, country, cost, id)),
       ...refusedRows.map(({ row }) => row),
     ]),
     jobs.enqueueMany(
@@ -279,7 +298,7 @@ async function chargeWhileCovered(
   jobs: JobQueue,
   checked: Checked[],
   allowances: Map<string, SendAllowance>,
-  refuse: (index: number, refusal: ApiError, plan: SegmentPlan, country: string | null) => void,
+  refuse: (index: number, refusal: ApiError, planned: BodyToSend, country: string | null) => void,
 ): Promise<Checked[]> {
   const accepted: Checked[] = [];
   for (const [accountId, ofAccount] of [...Map.groupBy(checked, ({ item }) => item.sender.account.id).entries()].sort(([a], [b]) => a.localeCompare(b))) {
@@ -287,7 +306,7 @@ async function chargeWhileCovered(
     if (!covered.includes(true)) throw new BatchRefused(await insufficientFor(trx, ofAccount[0].item.sender.account, ofAccount[0].cost), [accountId]);
     ofAccount.forEach((sent, position) => {
       if (covered[position]) accepted.push(sent);
-      else refuse(sent.index, new ApiError(402, BALANCE_REFUSAL.type, BALANCE_REFUSAL.code, BALANCE_REFUSAL.message), sent.plan, sent.country);
+      else refuse(sent.index, new ApiError(402, BALANCE_REFUSAL.type, BALANCE_REFUSAL.code, BALANCE_REFUSAL.message), sent.planned, sent.country);
     });
     for (const [keyId, allowance] of allowances) {
       await allowance.giveBack(ofAccount.filter((sent, position) => !covered[position] && sent.item.sender.apiKey?.id === keyId).length);

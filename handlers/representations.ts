@@ -39,6 +39,7 @@ export const toAccount = (row: AccountRow): Schemas['Account'] => ({
   balance: toAmount(row.balance),
   currency: row.currency,
   low_balance_threshold: row.low_balance_threshold == null ? null : toAmount(row.low_balance_threshold),
+  smart_encoding: row.smart_encoding,
   created_at: iso(row.created_at),
 });
 

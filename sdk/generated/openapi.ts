@@ -50,6 +50,13 @@ export interface paths {
          *     `segments` and the ledger settles the difference. A message that ends `failed` is
          *     refunded and its `cost` reads `0`.
          *
+         *     `smart_encoding: true` replaces the characters GSM-7 lacks but has a look-alike for
+         *     (curly quotes, long dashes, no-break spaces, accented letters such as `á`) before the
+         *     segments and the cost are counted, when that makes the whole body GSM-7 in no more
+         *     segments (see Smart encoding in the introduction); the message then holds the body as
+         *     sent and `smart_encoded` `true`. `false` sends the body as given. Omitted, the account's
+         *     `smart_encoding` setting decides (`PATCH /account`, off by default).
+         *
          *     `reference` is stored on the message and echoed in its events and webhook deliveries.
          *
          *     Send an `Idempotency-Key` to retry safely (see Idempotency in the introduction).
@@ -106,8 +113,9 @@ export interface paths {
          *     Duplicate recipients are not merged: each occurrence becomes its own message and is
          *     charged separately. Dedupe before sending if that is not what you want.
          *
-         *     `reference` applies to every message of the request. Send an `Idempotency-Key` to retry
-         *     safely (see Idempotency in the introduction).
+         *     `reference` applies to every message of the request, and so does `smart_encoding`
+         *     (as on `/messages/send`; omitted, the account's setting decides). Send an
+         *     `Idempotency-Key` to retry safely (see Idempotency in the introduction).
          */
         post: operations["sendBulkMessages"];
         delete?: never;
@@ -249,17 +257,25 @@ export interface paths {
         head?: never;
         /**
          * Change the account's settings
-         * @description Requires scope `webhooks:write`: the only setting so far, `low_balance_threshold`,
-         *     decides when the account is sent the `balance.low` event, so it needs the scope that
-         *     decides which events reach the account's endpoints (no scope of v1 is about changing
-         *     the account itself).
+         * @description Requires scope `webhooks:write`. No scope of v1 is about changing the account itself;
+         *     this one was chosen when the only setting, `low_balance_threshold`, decided which events
+         *     reach the account's endpoints, and it stays the scope of every setting so that the keys
+         *     that change settings today keep working.
          *
          *     `low_balance_threshold` (in the account's currency, at most 4 decimal places, or `null`
          *     to turn the warning off): when a charge takes the balance from at or above it to below
          *     it, Dispatch emits one `balance.low` event (see `LowBalanceEvent`), in the same
          *     transaction as the charge. Further charges below it emit nothing; once a credit takes
          *     the balance back to or above it, the next fall below warns again. Setting a threshold
-         *     above the current balance does not warn by itself. Fields not given stay as they are.
+         *     above the current balance does not warn by itself.
+         *
+         *     `smart_encoding` (`false` until set): whether the account's sends that do not give
+         *     `smart_encoding` themselves replace GSM-7 look-alikes (see Smart encoding in the
+         *     introduction). It applies from the next send accepted after the answer, keyword
+         *     replies included; a send's own `smart_encoding`, `true` or `false`, wins over it.
+         *
+         *     The settings given change together, or none does when one is refused. Fields not given
+         *     stay as they are.
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -1984,7 +2000,10 @@ export interface components {
             to: string;
             /** @description The sender ID the message was sent from. */
             from: string;
-            /** @description The text, up to 1,600 characters (Unicode code points). */
+            /**
+             * @description The text as sent: the body given (up to 1,600 Unicode code points), or, when
+             *     `smart_encoded` is `true`, that body with its GSM-7 look-alikes replaced.
+             */
             body: string;
             /**
              * @description `pending` (accepted, not yet taken by a provider), `sent` (a provider accepted
@@ -2021,6 +2040,13 @@ export interface components {
              * @enum {string}
              */
             encoding: "GSM-7" | "UCS-2";
+            /**
+             * @description Extension: `true` when `body` is the body given with its GSM-7 look-alikes replaced
+             *     (at least one character differs; see Smart encoding in the introduction), `false`
+             *     when it is the body as given. Present on every message; absent only from the
+             *     payloads of events recorded before Dispatch had smart encoding.
+             */
+            smart_encoded?: boolean;
             created_at: components["schemas"]["Timestamp"];
             /**
              * Format: date-time
@@ -2457,6 +2483,12 @@ export interface components {
             currency: string;
             /** @description The balance under which the account is sent `balance.low` (see `PATCH /account`); `null` never. */
             low_balance_threshold?: number | null;
+            /**
+             * @description Whether the account's sends that do not give `smart_encoding` replace GSM-7
+             *     look-alikes (see Smart encoding in the introduction, and `PATCH /account`); `false`
+             *     until it is set.
+             */
+            smart_encoding?: boolean;
             created_at: components["schemas"]["Timestamp"];
         };
         Balance: {
@@ -2503,6 +2535,12 @@ export interface components {
         UpdateAccountRequest: {
             /** @description Warn (event `balance.low`) when the balance falls below this amount; `null` never warns. */
             low_balance_threshold?: number | null;
+            /**
+             * @description `true`: the account's sends that do not give `smart_encoding` replace GSM-7
+             *     look-alikes (see Smart encoding in the introduction). `false`: they send bodies as
+             *     given.
+             */
+            smart_encoding?: boolean;
         };
         /** @description The balance that fell below the account's threshold, as the charge left it. */
         LowBalanceAlert: {
@@ -2697,6 +2735,13 @@ export interface components {
             route_id?: number | null;
             /** @description Your correlation id, stored on the message and echoed in its events. */
             reference?: string | null;
+            /**
+             * @description `true`: replace the characters GSM-7 lacks but has a look-alike for before segments
+             *     and cost are counted, when that makes the body GSM-7 in no more segments (see Smart
+             *     encoding in the introduction). `false`: send the body as given. Omitted: the
+             *     account's `smart_encoding` setting.
+             */
+            smart_encoding?: boolean;
         };
         SendBulkRequest: {
             /**
@@ -2717,6 +2762,11 @@ export interface components {
             route_id?: number | null;
             /** @description Extension: a correlation id stored on every message of the request. */
             reference?: string | null;
+            /**
+             * @description As on `/messages/send`, for every recipient. Omitted: the account's
+             *     `smart_encoding` setting.
+             */
+            smart_encoding?: boolean;
         };
         CreateSenderRequest: {
             /**
@@ -3939,6 +3989,7 @@ export interface operations {
                      *         "reference": "order-58213",
                      *         "segments": 1,
                      *         "encoding": "GSM-7",
+                     *         "smart_encoded": false,
                      *         "created_at": "2025-11-21T14:03:27.512Z",
                      *         "sent_at": null,
                      *         "delivered_at": null,
@@ -4046,6 +4097,7 @@ export interface operations {
                      *             "reference": "depot-closure-2025-11",
                      *             "segments": 1,
                      *             "encoding": "GSM-7",
+                     *             "smart_encoded": false,
                      *             "created_at": "2025-11-21T15:10:02.118Z",
                      *             "sent_at": null,
                      *             "delivered_at": null,
@@ -4071,6 +4123,7 @@ export interface operations {
                      *             "reference": "depot-closure-2025-11",
                      *             "segments": 1,
                      *             "encoding": "GSM-7",
+                     *             "smart_encoded": false,
                      *             "created_at": "2025-11-21T15:10:02.118Z",
                      *             "sent_at": null,
                      *             "delivered_at": null,
@@ -4092,6 +4145,7 @@ export interface operations {
                      *             "reference": "depot-closure-2025-11",
                      *             "segments": 1,
                      *             "encoding": "GSM-7",
+                     *             "smart_encoded": false,
                      *             "created_at": "2025-11-21T15:10:02.118Z",
                      *             "sent_at": null,
                      *             "delivered_at": null,
@@ -4190,6 +4244,7 @@ export interface operations {
                      *           "reference": null,
                      *           "segments": 1,
                      *           "encoding": "GSM-7",
+                     *           "smart_encoded": false,
                      *           "created_at": "2025-11-21T16:45:10.004Z",
                      *           "sent_at": "2025-11-21T16:45:10.231Z",
                      *           "delivered_at": "2025-11-21T16:45:11.240Z",
@@ -4215,6 +4270,7 @@ export interface operations {
                      *           "reference": "order-58214",
                      *           "segments": 1,
                      *           "encoding": "UCS-2",
+                     *           "smart_encoded": false,
                      *           "created_at": "2025-11-21T16:40:55.870Z",
                      *           "sent_at": null,
                      *           "delivered_at": null,
@@ -4288,6 +4344,7 @@ export interface operations {
                      *         "reference": "order-58213",
                      *         "segments": 1,
                      *         "encoding": "GSM-7",
+                     *         "smart_encoded": false,
                      *         "created_at": "2025-11-21T14:03:27.512Z",
                      *         "sent_at": "2025-11-21T14:03:27.790Z",
                      *         "delivered_at": "2025-11-21T14:03:28.802Z",
@@ -4506,6 +4563,7 @@ export interface operations {
                      *         "kyc_verified": true,
                      *         "balance": 9.9925,
                      *         "currency": "USD",
+                     *         "smart_encoding": false,
                      *         "created_at": "2025-10-02T09:12:44.301Z"
                      *       },
                      *       "meta": {
@@ -4562,6 +4620,7 @@ export interface operations {
                      *         "balance": 9.9925,
                      *         "currency": "USD",
                      *         "low_balance_threshold": 5,
+                     *         "smart_encoding": true,
                      *         "created_at": "2025-10-02T09:12:44.301Z"
                      *       },
                      *       "meta": {
@@ -5943,6 +6002,7 @@ export interface operations {
                      *             "reference": "order-58213",
                      *             "segments": 1,
                      *             "encoding": "GSM-7",
+                     *             "smart_encoded": false,
                      *             "created_at": "2025-11-21T14:03:27.512Z",
                      *             "sent_at": "2025-11-21T14:03:27.790Z",
                      *             "delivered_at": "2025-11-21T14:03:28.802Z",
@@ -5970,6 +6030,7 @@ export interface operations {
                      *             "reference": "order-58213",
                      *             "segments": 1,
                      *             "encoding": "GSM-7",
+                     *             "smart_encoded": false,
                      *             "created_at": "2025-11-21T14:03:27.512Z",
                      *             "sent_at": "2025-11-21T14:03:27.790Z",
                      *             "delivered_at": null,
@@ -8528,6 +8589,7 @@ export interface operations {
                      *           "reference": "order-58214",
                      *           "segments": 1,
                      *           "encoding": "GSM-7",
+                     *           "smart_encoded": false,
                      *           "created_at": "2025-11-21T16:40:55.870Z",
                      *           "sent_at": null,
                      *           "delivered_at": null,
@@ -8600,6 +8662,7 @@ export interface operations {
                      *           "reference": null,
                      *           "segments": 1,
                      *           "encoding": "GSM-7",
+                     *           "smart_encoded": false,
                      *           "created_at": "2025-11-21T16:45:10.004Z",
                      *           "sent_at": "2025-11-21T16:45:10.231Z",
                      *           "delivered_at": "2025-11-21T16:45:11.240Z",

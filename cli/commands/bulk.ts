@@ -14,6 +14,8 @@ interface BulkOptions {
   column: string;
   reference?: string;
   routeId?: number;
+  /** Undefined unless --smart-encoding or --no-smart-encoding is given: the account's setting decides. */
+  smartEncoding?: boolean;
   idempotencyKey?: string;
 }
 
@@ -59,6 +61,8 @@ export function bulkCommand(): Command {
       .option('--column <name>', 'the column holding the E.164 numbers', 'to')
       .option('--reference <text>', 'your reference, set on every message')
       .option('--route-id <id>', 'send through this route only', positiveInteger)
+      .option('--smart-encoding', 'replace characters GSM-7 lacks by look-alikes (curly quotes, dashes...) to send as GSM-7')
+      .option('--no-smart-encoding', "send the body as given, whatever the account's setting")
       .option('--idempotency-key <prefix>', 'request n uses <prefix>-n, so that rerunning the same file never sends twice')
       .addHelpText(
         'after',
@@ -102,6 +106,7 @@ Exits 0 when every recipient was accepted, 4 when some failed, 1 or 3 when a req
                 body: options.body,
                 ...(options.reference !== undefined && { reference: options.reference }),
                 ...(options.routeId !== undefined && { route_id: options.routeId }),
+                ...(options.smartEncoding !== undefined && { smart_encoding: options.smartEncoding }),
               },
               { idempotencyKey: options.idempotencyKey === undefined ? undefined : `${options.idempotencyKey}-${index + 1}` },
             ),

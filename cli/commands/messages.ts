@@ -14,7 +14,7 @@ export const showMessage = (message: Message) =>
     ['To', message.to],
     ['From', message.from],
     ['Body', message.body],
-    ['Segments', `${message.segments} (${message.encoding})`],
+    ['Segments', `${message.segments} (${message.encoding}${message.smart_encoded ? ', look-alikes replaced' : ''})`],
     ['Cost', money(message.cost, message.currency)],
     ['Route', message.route_id],
     ['Attempts', message.attempts],
@@ -53,6 +53,8 @@ interface SendOptions {
   body: string;
   reference?: string;
   routeId?: number;
+  /** Undefined unless --smart-encoding or --no-smart-encoding is given: the account's setting decides. */
+  smartEncoding?: boolean;
   idempotencyKey?: string;
   wait?: boolean;
   timeout: number;
@@ -98,6 +100,8 @@ export function sendCommand(): Command {
       .requiredOption('--body <text>', 'message text, up to 1,600 characters')
       .option('--reference <text>', 'your correlation reference, echoed in events')
       .option('--route-id <id>', 'send through this route only', positiveInteger)
+      .option('--smart-encoding', 'replace characters GSM-7 lacks by look-alikes (curly quotes, dashes...) to send as GSM-7')
+      .option('--no-smart-encoding', "send the body as given, whatever the account's setting")
       .option('--idempotency-key <key>', 'retrying with the same key never sends twice (default: a new UUID)')
       .option(
         '--wait',
@@ -115,6 +119,7 @@ export function sendCommand(): Command {
           body: options.body,
           ...(options.reference !== undefined && { reference: options.reference }),
           ...(options.routeId !== undefined && { route_id: options.routeId }),
+          ...(options.smartEncoding !== undefined && { smart_encoding: options.smartEncoding }),
         },
         { idempotencyKey: options.idempotencyKey },
       );

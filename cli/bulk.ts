@@ -197,6 +197,7 @@ function refusedHere(recipient: Recipient, body: string, message: string): Recip
     row: recipient.row,
     to: recipient.to,
     body,
+    smart_encoded: false,
     encoding: null,
     segments: null,
     ucs2_characters: [],

@@ -14,6 +14,13 @@ export interface AccountRow {
   currency: string;
   /** The balance under which the account is warned (balance.low); null: never. */
   low_balance_threshold: string | null;
+  /**
+   * Whether the account's sends that do not say replace GSM-7 look-alikes. Sends read it in their
+   * own transaction (db/send-checks.ts): a cached authenticated row may be older than a change.
+   */
+  smart_encoding: boolean;
+  /** The send window of the account's sends that give none; null: any hour. */
+  send_window: { start: string; end: string; time_zone: string | null } | null;
   created_at: Date;
 }
 
@@ -31,7 +38,7 @@ export async function insertAccount(db: Knex, account: NewAccount): Promise<Acco
 }
 
 const FIND_ACCOUNTS = `
-  SELECT id, email, name, company_name, country, status, kyc_verified, balance, currency, low_balance_threshold, created_at
+  SELECT id, email, name, company_name, country, status, kyc_verified, balance, currency, low_balance_threshold, smart_encoding, send_window, created_at
   FROM accounts WHERE id = ANY ($1::text[])`;
 
 // Read for nearly every request (GET /account, /balance): concurrent reads share a statement.
@@ -78,7 +85,11 @@ export async function setAccountStatus(db: Knex, id: string, status: AccountRow[
   return row;
 }
 
-export async function setLowBalanceThreshold(db: Knex, id: string, threshold: string | null): Promise<AccountRow | undefined> {
-  const [row] = await db<AccountRow>('accounts').where({ id }).update({ low_balance_threshold: threshold }).returning('*');
+/** The settings a customer changes (PATCH /account); those not given stay as they are. */
+export type AccountSettings = Partial<Pick<AccountRow, 'low_balance_threshold' | 'smart_encoding' | 'send_window'>>;
+
+/** Changes the account's settings in one statement; undefined when there is no such account. */
+export async function updateAccountSettings(db: Knex, id: string, settings: AccountSettings): Promise<AccountRow | undefined> {
+  const [row] = await db<AccountRow>('accounts').where({ id }).update(settings).returning('*');
   return row;
 }

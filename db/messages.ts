@@ -12,7 +12,9 @@ export interface MessageRow {
   api_key_id: string | null;
   to: string;
   from: string;
+  /** The body as sent: the one given, or with its GSM-7 look-alikes replaced when `smart_encoded`. */
   body: string;
+  smart_encoded: boolean;
   status: MessageStatus;
   encoding: 'GSM-7' | 'UCS-2';
   segments: number;
@@ -70,6 +72,7 @@ export const MESSAGE_COLUMNS = [
   'validity_period',
   'bulk_id',
   'send_window',
+  'smart_encoded',
 ] as const;
 const columnsFrom = (alias: string) => MESSAGE_COLUMNS.map((column) => `${alias}."${column}"`).join(', ');
 
@@ -86,6 +89,7 @@ export type NewMessage = Omit<
   | 'validity_period'
   | 'bulk_id'
   | 'send_window'
+  | 'smart_encoded'
 > & {
   failed_at?: Date;
   country?: string | null;
@@ -93,6 +97,8 @@ export type NewMessage = Omit<
   validity_period?: number | null;
   bulk_id?: string | null;
   send_window?: MessageRow['send_window'];
+  /** Given for every row of an insert or for none (then false). */
+  smart_encoded?: boolean;
 };
 
 /**

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
-import { findAccount, insertAccount, lockAccount, setAccountStatus, type AccountRow } from '../db/accounts.ts';
+import { findAccount, insertAccount, lockAccount, setAccountStatus, updateAccountSettings, type AccountRow } from '../db/accounts.ts';
 import { applyBalanceChange } from '../db/ledger.ts';
 import { conflict, invalidRequest, notFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { hasAtMostFourDecimals, toDecimal } from './money.ts';
+import { parseSendWindow } from './send-window.ts';
 
 export interface AccountRequest {
   email: string;
@@ -54,6 +55,29 @@ export async function creditAccount(db: Knex, accountId: string, amount: number,
     const balance = await applyBalanceChange(trx, { accountId, kind: 'credit', amount: toDecimal(amount), description: description ?? 'Credit' });
     return { ...account, balance: balance!.balance };
   });
+}
+
+/** The settings of PATCH /account; a field not given stays as it is. */
+export interface AccountSettingsRequest {
+  /** The balance under which the account is warned (balance.low), from the next charge; null: never. */
+  low_balance_threshold?: number | null;
+  /** Whether the account's sends that do not say replace GSM-7 look-alikes (domain/smart-encoding.ts). */
+  smart_encoding?: boolean;
+  /** The send window of the account's sends that give none (domain/send-window.ts); null: any hour. */
+  send_window?: unknown;
+}
+
+/** Changes the account's settings together: all that are given, or none when one is refused. */
+export async function changeAccountSettings(db: Knex, accountId: string, request: AccountSettingsRequest): Promise<AccountRow> {
+  const { low_balance_threshold: threshold, smart_encoding, send_window: window } = request;
+  if (threshold != null) checkAmount('low_balance_threshold', threshold);
+  const account = await updateAccountSettings(db, accountId, {
+    ...(threshold !== undefined && { low_balance_threshold: threshold === null ? null : toDecimal(threshold) }),
+    ...(smart_encoding !== undefined && { smart_encoding }),
+    ...(window !== undefined && { send_window: window === null ? null : parseSendWindow(window) }),
+  });
+  if (!account) throw notFound('account', accountId);
+  return account;
 }
 
 /** The account, locked for the rest of the transaction: what it is before a change the caller makes and records. */

@@ -1,10 +1,8 @@
 import type { Knex } from 'knex';
-import { setLowBalanceThreshold as storeThreshold, type AccountRow } from '../db/accounts.ts';
 import { applyBalanceChanges, lockBalance, type LedgerChange, type LowBalance } from '../db/ledger.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { recordSubjectEvents } from './events.ts';
-import { invalidRequest, notFound } from './errors.ts';
-import { add, compare, hasAtMostFourDecimals, toAmount, toDecimal } from './money.ts';
+import { add, compare, toAmount } from './money.ts';
 
 /**
  * Emits balance.low, in the transaction that moved the balance below the account's threshold,
@@ -65,13 +63,4 @@ export async function applyWhileCovered(
   if (moved === null) throw new Error(`the locked balance of ${accountId} no longer covers the charges it covered`);
   await warnOfLowBalance(trx, jobs, moved.lowBalance);
   return applied;
-}
-
-/** Sets (or, with null, turns off) the balance under which the account is warned; it applies from the next charge. */
-export async function setLowBalanceThreshold(db: Knex, accountId: string, threshold: number | null): Promise<AccountRow> {
-  if (threshold !== null && !hasAtMostFourDecimals(threshold))
-    throw invalidRequest('low_balance_threshold', 'low_balance_threshold has at most four decimal places.');
-  const account = await storeThreshold(db, accountId, threshold === null ? null : toDecimal(threshold));
-  if (!account) throw notFound('account', accountId);
-  return account;
 }

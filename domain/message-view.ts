@@ -23,6 +23,7 @@ export const messageView = (row: MessageRow): MessageView => ({
   reference: row.reference,
   segments: row.segments,
   encoding: row.encoding,
+  smart_encoded: row.smart_encoded,
   created_at: new Date(row.created_at).toISOString(),
   sent_at: isoOrNull(row.sent_at),
   delivered_at: isoOrNull(row.delivered_at),

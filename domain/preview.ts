@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { findAccount } from '../db/accounts.ts';
 import type { RouteRow } from '../db/routes.ts';
 import { ucs2Characters, type SegmentPlan } from './encoding.ts';
+import type { BodyToSend } from './smart-encoding.ts';
 import { ApiError, insufficientBalance } from './errors.ts';
 import { add, compare } from './money.ts';
 import { checkBatch, type Checked, type SendItem } from './send-checks.ts';
@@ -13,6 +14,7 @@ export interface PreviewItem {
   to: string;
   body: string;
   plan: SegmentPlan | undefined;
+  smartEncoded: boolean;
   ucs2Characters: { character: string; position: number }[];
   route: RouteRow | null;
   cost: string | null;
@@ -34,14 +36,15 @@ export async function previewBatch(db: Knex, items: SendItem[], policy: BatchPol
         to: item.request.to,
         body: item.request.body,
         plan: undefined,
+        smartEncoded: false,
         ucs2Characters: ucs2Characters(item.request.body),
         route: null,
         cost: null,
         sendAt: null,
         refusal: null,
       }));
-      for (const { index, refusal, plan } of refused) Object.assign(answers[index], { plan, refusal });
-      for (const { index, plan, route, cost, sendAt } of checked) Object.assign(answers[index], { plan, route, cost, sendAt });
+      for (const { index, refusal, planned } of refused) Object.assign(answers[index], planView(planned), { refusal });
+      for (const { index, planned, route, cost, sendAt } of checked) Object.assign(answers[index], planView(planned), { route, cost, sendAt });
 
       let passing = checked;
       for (const [, ofKey] of Map.groupBy(passing, ({ item }) => item.sender.apiKey?.id ?? '')) {
@@ -60,6 +63,10 @@ export async function previewBatch(db: Knex, items: SendItem[], policy: BatchPol
     { readOnly: true },
   );
 }
+
+/** The body as it would be sent, its plan, and the characters that still force UCS-2 in it. */
+const planView = (planned: BodyToSend | undefined) =>
+  planned && { body: planned.body, smartEncoded: planned.smartEncoded, plan: planned.plan, ucs2Characters: ucs2Characters(planned.body) };
 
 /** The items of one account the balance would refuse: all of them when their total is not covered (`whole`), or those past it in order. */
 function balanceRefusals(ofAccount: Checked[], balance: string, currency: string, policy: BatchPolicy): [number, ApiError][] {

@@ -3,13 +3,14 @@ import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import type { RouteRow } from '../db/routes.ts';
 import { readSendChecks, type SendChecks } from '../db/send-checks.ts';
-import { codePointLength, MAX_BODY_CODE_POINTS, planSegments, type SegmentPlan } from './encoding.ts';
+import { codePointLength, MAX_BODY_CODE_POINTS, planSegments } from './encoding.ts';
 import { ApiError, invalidRequest } from './errors.ts';
 import { newId } from './ids.ts';
 import { multiply } from './money.ts';
 import { checkNumber } from './phone-numbers.ts';
 import { routesFor } from './routing.ts';
 import { sendTimeOf } from './schedule.ts';
+import { smartEncode, type BodyToSend } from './smart-encoding.ts';
 import { sendTimeInWindow, windowOfSend, type AppliedWindow, type SendWindow } from './send-window.ts';
 import { recipientRefusal, senderRefusal } from './standing.ts';
 
@@ -31,6 +32,8 @@ export interface SendRequest {
   validity_period?: number | null;
   /** Quiet hours in the recipient's time zone; null: any hour; omitted: the account's default. */
   send_window?: unknown;
+  /** Replace GSM-7 look-alikes (domain/smart-encoding.ts); omitted: the account's `smart_encoding`. */
+  smart_encoding?: boolean;
 }
 
 /** One message to accept: a single send, one of a group's, or one recipient of a bulk. */
@@ -47,18 +50,32 @@ export interface SendItem {
   bulkId?: string;
 }
 
-function planBody(body: string): SegmentPlan {
+/**
+ * The body a send will carry and its segments, from which its cost comes. The limit counts the
+ * body as given: smart encoding may lengthen it (an ellipsis becomes three full stops), never
+ * into more segments.
+ */
+function planBody(body: string, smartEncoding: boolean): BodyToSend {
   if (codePointLength(body) > MAX_BODY_CODE_POINTS) {
     throw invalidRequest('body', `body must be at most ${MAX_BODY_CODE_POINTS} characters (Unicode code points) long.`);
   }
-  return planSegments(body);
+  const plan = planSegments(body);
+  return smartEncoding ? smartEncode(body, plan) : { body, plan, smartEncoded: false };
 }
+
+/** Whether a send replaces GSM-7 look-alikes: as its request says, or else as its account's setting does. */
+const smartEncodingOf = (item: SendItem, checks: SendChecks): boolean => item.request.smart_encoding ?? checks.smartEncoding;
+
+/** Sends of a batch that share a body and a smart encoding share its plan. */
+type PlannedBodies = Map<string, BodyToSend>;
+
+const bodyKey = (item: SendItem, checks: SendChecks): string => `${smartEncodingOf(item, checks) ? 'smart' : 'as-given'}:${item.request.body}`;
 
 /** An item that passed the checks of its own: what it will cost, and the route it is offered to first. */
 export interface Checked {
   index: number;
   item: SendItem;
-  plan: SegmentPlan;
+  planned: BodyToSend;
   country: string | null;
   route: RouteRow;
   cost: string;
@@ -73,12 +90,13 @@ export interface Checked {
  * route that covers the number. Throws the refusal; a refusal of the number carries its country
  * for the record.
  */
-function checkItem(item: SendItem, checks: SendChecks, plans: Map<string, SegmentPlan>, now: Date): Omit<Checked, 'index' | 'item' | 'id'> {
+function checkItem(item: SendItem, checks: SendChecks, plans: PlannedBodies, now: Date): Omit<Checked, 'index' | 'item' | 'id'> {
   const { request } = item;
-  let plan = plans.get(request.body);
-  if (plan === undefined) plans.set(request.body, (plan = planBody(request.body)));
+  const key = bodyKey(item, checks);
+  let planned = plans.get(key);
+  if (planned === undefined) plans.set(key, (planned = planBody(request.body, smartEncodingOf(item, checks))));
   let sendAt = sendTimeOf(request.send_at, now);
-  const asked = windowOfSend(request.send_window, null, item.sender.apiKey !== null);
+  const asked = windowOfSend(request.send_window, checks.sendWindow, item.sender.apiKey !== null);
   const ofSender = senderRefusal(request.from, checks);
   if (ofSender) throw ofSender;
   if (request.route_id != null && !checks.routes.some((route) => route.id === request.route_id)) {
@@ -93,7 +111,7 @@ function checkItem(item: SendItem, checks: SendChecks, plans: Map<string, Segmen
   if (ofRecipient) throw refuse(ofRecipient);
   const [route] = routesFor(checks.routes, request.to, request.route_id);
   if (!route) throw refuse(invalidRequest('to', `No eligible route covers ${request.to}.`, 'route_invalid'));
-  return { plan, country, route, cost: multiply(route.price_per_segment, plan.segments), sendAt, window };
+  return { planned, country, route, cost: multiply(route.price_per_segment, planned.plan.segments), sendAt, window };
 }
 
 /** The send time a window gives: the asked one (or none, for at once) when the window is open then, else its next opening. */
@@ -110,7 +128,7 @@ function scheduleWithin(to: string, window: SendWindow, sendAt: Date | null, now
 export interface Refused {
   index: number;
   refusal: ApiError;
-  plan?: SegmentPlan;
+  planned?: BodyToSend;
   country: string | null;
 }
 
@@ -123,7 +141,7 @@ export interface Refused {
 export async function checkBatch(trx: Knex.Transaction, items: SendItem[], now: Date): Promise<{ checked: Checked[]; refused: Refused[] }> {
   const checked: Checked[] = [];
   const refused: Refused[] = [];
-  const plans = new Map<string, SegmentPlan>();
+  const plans: PlannedBodies = new Map();
   const byAccount = Map.groupBy(items.entries(), ([, item]) => item.sender.account.id);
   for (const accountId of [...byAccount.keys()].sort()) {
     const ofAccount = byAccount.get(accountId)!;
@@ -140,7 +158,12 @@ export async function checkBatch(trx: Knex.Transaction, items: SendItem[], now: 
         checked.push({ index, item, ...checkItem(item, checks, plans, now), id: newId('msg') });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        refused.push({ index, refusal: error, plan: plans.get(item.request.body), country: (error as ApiError & { country?: string | null }).country ?? null });
+        refused.push({
+          index,
+          refusal: error,
+          planned: plans.get(bodyKey(item, checks)),
+          country: (error as ApiError & { country?: string | null }).country ?? null,
+        });
       }
     }
   }

@@ -5,7 +5,7 @@ import type { LedgerChange } from '../db/ledger.ts';
 import { insertMessages, type MessageRow, type NewMessage } from '../db/messages.ts';
 import type { JobQueue } from '../db/queues.ts';
 import { sendJobs } from '../db/send-groups.ts';
-import type { SegmentPlan } from './encoding.ts';
+import type { BodyToSend } from './smart-encoding.ts';
 import { ApiError, insufficientBalance } from './errors.ts';
 import { recordEvents } from './events.ts';
 import { newId } from './ids.ts';
@@ -47,7 +47,8 @@ export class BatchRefused extends Error {
 export const REQUEST_PARAMS = new Set(['body', 'send_at', 'send_window.start', 'send_window.end', 'send_window.time_zone', 'from', 'route_id']);
 
 /** The row of a message: one that passed its checks, or a refused bulk item (no send time, no window). */
-function newMessage({ item, plan, country, cost, id, sendAt, window }: Omit<Checked, 'index' | 'route'>): NewMessage {
+function newMessage({ item, planned, country, cost, id, sendAt, window }: Omit<Checked, 'index' | 'route'>): NewMessage {
+  const { body, plan, smartEncoded } = planned;
   const { sender, request } = item;
   return {
     id,
@@ -55,7 +56,8 @@ function newMessage({ item, plan, country, cost, id, sendAt, window }: Omit<Chec
     api_key_id: sender.apiKey?.id ?? null,
     to: request.to,
     from: request.from,
-    body: request.body,
+    body,
+    smart_encoded: smartEncoded,
     status: 'pending' as const,
     encoding: plan.encoding,
     segments: plan.segments,
@@ -103,11 +105,11 @@ async function insufficientFor(trx: Knex.Transaction, account: AccountRow, cost:
 export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: SendItem[], policy: BatchPolicy, now = new Date()): Promise<SendOutcome[]> {
   const outcomes: SendOutcome[] = new Array(items.length);
   const refusedRows: { index: number; row: NewMessage }[] = [];
-  const refuse = (index: number, refusal: ApiError, plan?: SegmentPlan, country: string | null = null) => {
+  const refuse = (index: number, refusal: ApiError, planned?: BodyToSend, country: string | null = null) => {
     outcomes[index] = { refusal };
     // A refusal of the request itself is no recipient's failure: a bulk answers it whole.
-    if (policy === 'while-covered' && plan && !REQUEST_PARAMS.has(refusal.param ?? '')) {
-      const row = newMessage({ item: items[index], plan, country, cost: '0.0000', id: newId('msg'), sendAt: null, window: null });
+    if (policy === 'while-covered' && planned && !REQUEST_PARAMS.has(refusal.param ?? '')) {
+      const row = newMessage({ item: items[index], planned, country, cost: '0.0000', id: newId('msg'), sendAt: null, window: null });
       // A stored refusal is of a recipient (invalid_request_error) or of the balance.
       const type = refusal.type === 'balance_error' ? 'balance_error' : 'invalid_request_error';
       refusedRows.push({ index, row: { ...row, status: 'failed', error: { type, code: refusal.code, message: refusal.message }, failed_at: now } });
@@ -115,7 +117,7 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
   };
 
   const { checked, refused } = await checkBatch(trx, items, now);
-  for (const { index, refusal, plan, country } of refused) refuse(index, refusal, plan, country);
+  for (const { index, refusal, planned, country } of refused) refuse(index, refusal, planned, country);
 
   const allowances = new Map<string, SendAllowance>();
   const keys = new Map(checked.flatMap(({ item }) => (item.sender.apiKey ? [[item.sender.apiKey.id, item.sender.apiKey] as const] : [])));
@@ -190,7 +192,7 @@ async function chargeWhileCovered(
   jobs: JobQueue,
   checked: Checked[],
   allowances: Map<string, SendAllowance>,
-  refuse: (index: number, refusal: ApiError, plan: SegmentPlan, country: string | null) => void,
+  refuse: (index: number, refusal: ApiError, planned: BodyToSend, country: string | null) => void,
 ): Promise<Checked[]> {
   const accepted: Checked[] = [];
   for (const [accountId, ofAccount] of [...Map.groupBy(checked, ({ item }) => item.sender.account.id).entries()].sort(([a], [b]) => a.localeCompare(b))) {
@@ -198,7 +200,7 @@ async function chargeWhileCovered(
     if (!covered.includes(true)) throw new BatchRefused(await insufficientFor(trx, ofAccount[0].item.sender.account, ofAccount[0].cost), [accountId]);
     ofAccount.forEach((sent, position) => {
       if (covered[position]) accepted.push(sent);
-      else refuse(sent.index, new ApiError(402, BALANCE_REFUSAL.type, BALANCE_REFUSAL.code, BALANCE_REFUSAL.message), sent.plan, sent.country);
+      else refuse(sent.index, new ApiError(402, BALANCE_REFUSAL.type, BALANCE_REFUSAL.code, BALANCE_REFUSAL.message), sent.planned, sent.country);
     });
     for (const [keyId, allowance] of allowances) {
       await allowance.giveBack(ofAccount.filter((sent, position) => !covered[position] && sent.item.sender.apiKey?.id === keyId).length);

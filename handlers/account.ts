@@ -1,7 +1,7 @@
 import { findAccount } from '../db/accounts.ts';
 import { listLedger } from '../db/ledger.ts';
 import { notFound } from '../domain/errors.ts';
-import { setLowBalanceThreshold } from '../domain/ledger.ts';
+import { changeAccountSettings } from '../domain/accounts.ts';
 import { usageFor } from '../domain/usage.ts';
 import { toAccount, toBalance, toBalanceTransaction, toPagination, toUsage } from './representations.ts';
 import type { CustomerHandler } from './types.ts';
@@ -28,11 +28,10 @@ export const getUsage: CustomerHandler<'getUsage'> = async ({ query }, { service
   return { status: 200, data: toUsage(usage, caller.account.currency) };
 };
 
-export const updateAccount: CustomerHandler<'updateAccount'> = async ({ body }, { services, caller }) => {
-  let account = await currentAccount(services.db, caller.account.id);
-  if (body.low_balance_threshold !== undefined) account = await setLowBalanceThreshold(services.db, account.id, body.low_balance_threshold);
-  return { status: 200, data: toAccount(account) };
-};
+export const updateAccount: CustomerHandler<'updateAccount'> = async ({ body }, { services, caller }) => ({
+  status: 200,
+  data: toAccount(await changeAccountSettings(services.db, caller.account.id, body)),
+});
 
 export const listBalanceTransactions: CustomerHandler<'listBalanceTransactions'> = async ({ query }, { services, caller }) => {
   const { page, limit } = query;

@@ -41,6 +41,8 @@ export const toAccount = (row: AccountRow): Schemas['Account'] => ({
   balance: toAmount(row.balance),
   currency: row.currency,
   low_balance_threshold: row.low_balance_threshold == null ? null : toAmount(row.low_balance_threshold),
+  smart_encoding: row.smart_encoding,
+  send_window: row.send_window,
   created_at: iso(row.created_at),
 });
 
@@ -110,6 +112,7 @@ export const toMessagePreview = (previews: PreviewItem[], currency: string): Sch
     recipients: previews.map((preview) => ({
       to: preview.to,
       body: preview.body,
+      smart_encoded: preview.smartEncoded,
       encoding: preview.plan?.encoding ?? null,
       segments: preview.plan?.segments ?? null,
       ucs2_characters: preview.ucs2Characters,

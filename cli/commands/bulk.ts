@@ -17,6 +17,8 @@ interface BulkOptions extends ScheduleOptions {
   column: string;
   reference?: string;
   routeId?: number;
+  /** Undefined unless --smart-encoding or --no-smart-encoding is given: the account's setting decides. */
+  smartEncoding?: boolean;
   idempotencyKey?: string;
   dryRun?: boolean;
 }
@@ -102,7 +104,9 @@ export function bulkCommand(): Command {
         .option('--body <text>', 'message text, up to 1,600 characters')
         .option('--column <name>', 'the column holding the E.164 numbers', 'to')
         .option('--reference <text>', 'your reference, set on every message')
-        .option('--route-id <id>', 'send through this route only', positiveInteger),
+        .option('--route-id <id>', 'send through this route only', positiveInteger)
+        .option('--smart-encoding', 'replace characters GSM-7 lacks by look-alikes (curly quotes, dashes...) to send as GSM-7')
+        .option('--no-smart-encoding', "send the body as given, whatever the account's setting"),
       'every message',
     )
       .option('--idempotency-key <prefix>', 'request n uses <prefix>-n, so that rerunning the same file never sends twice')
@@ -142,6 +146,7 @@ Exits 0 when every recipient was accepted, 4 when some failed (--dry-run: would 
         body: options.body,
         ...(options.reference !== undefined && { reference: options.reference }),
         ...(options.routeId !== undefined && { route_id: options.routeId }),
+        ...(options.smartEncoding !== undefined && { smart_encoding: options.smartEncoding }),
         ...scheduleFields(options),
       };
       if (options.dryRun) {

@@ -29,7 +29,7 @@ export const showMessage = (message: Message) =>
     ['To', message.to],
     ['From', message.from],
     ['Body', message.body],
-    ['Segments', `${message.segments} (${message.encoding})`],
+    ['Segments', `${message.segments} (${message.encoding}${message.smart_encoded ? ', look-alikes replaced' : ''})`],
     ['Cost', money(message.cost, message.currency)],
     ['Route', message.route_id],
     ['Attempts', message.attempts],
@@ -75,6 +75,8 @@ interface SendOptions extends ScheduleOptions {
   body: string;
   reference?: string;
   routeId?: number;
+  /** Undefined unless --smart-encoding or --no-smart-encoding is given: the account's setting decides. */
+  smartEncoding?: boolean;
   idempotencyKey?: string;
   dryRun?: boolean;
   wait?: boolean;
@@ -121,7 +123,9 @@ export function sendCommand(): Command {
         .requiredOption('--from <sender>', 'an approved sender ID of the account')
         .requiredOption('--body <text>', 'message text, up to 1,600 characters')
         .option('--reference <text>', 'your correlation reference, echoed in events')
-        .option('--route-id <id>', 'send through this route only', positiveInteger),
+        .option('--route-id <id>', 'send through this route only', positiveInteger)
+        .option('--smart-encoding', 'replace characters GSM-7 lacks by look-alikes (curly quotes, dashes...) to send as GSM-7')
+        .option('--no-smart-encoding', "send the body as given, whatever the account's setting"),
       'the message',
     )
       .option('--idempotency-key <key>', 'retrying with the same key never sends twice (default: a new UUID)')
@@ -146,6 +150,7 @@ export function sendCommand(): Command {
         body: options.body,
         ...(options.reference !== undefined && { reference: options.reference }),
         ...(options.routeId !== undefined && { route_id: options.routeId }),
+        ...(options.smartEncoding !== undefined && { smart_encoding: options.smartEncoding }),
         ...scheduleFields(options),
       };
       if (options.dryRun) {

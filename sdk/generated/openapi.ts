@@ -67,6 +67,13 @@ export interface paths {
          *     `segments` and the ledger settles the difference. A message that ends `failed` is
          *     refunded and its `cost` reads `0`.
          *
+         *     `smart_encoding: true` replaces the characters GSM-7 lacks but has a look-alike for
+         *     (curly quotes, long dashes, no-break spaces, accented letters such as `á`) before the
+         *     segments and the cost are counted, when that makes the whole body GSM-7 in no more
+         *     segments (see Smart encoding in the introduction); the message then holds the body as
+         *     sent and `smart_encoded` `true`. `false` sends the body as given. Omitted, the account's
+         *     `smart_encoding` setting decides (`PATCH /account`, off by default).
+         *
          *     `reference` is stored on the message and echoed in its events and webhook deliveries.
          *
          *     Send an `Idempotency-Key` to retry safely (see Idempotency in the introduction).
@@ -123,8 +130,9 @@ export interface paths {
          *     Duplicate recipients are not merged: each occurrence becomes its own message and is
          *     charged separately. Dedupe before sending if that is not what you want.
          *
-         *     `reference` applies to every message of the request. Send an `Idempotency-Key` to retry
-         *     safely (see Idempotency in the introduction).
+         *     `reference` applies to every message of the request, and so does `smart_encoding`
+         *     (as on `/messages/send`; omitted, the account's setting decides). Send an
+         *     `Idempotency-Key` to retry safely (see Idempotency in the introduction).
          */
         post: operations["sendBulkMessages"];
         delete?: never;
@@ -347,17 +355,25 @@ export interface paths {
         head?: never;
         /**
          * Change the account's settings
-         * @description Requires scope `webhooks:write`: the only setting so far, `low_balance_threshold`,
-         *     decides when the account is sent the `balance.low` event, so it needs the scope that
-         *     decides which events reach the account's endpoints (no scope of v1 is about changing
-         *     the account itself).
+         * @description Requires scope `webhooks:write`. No scope of v1 is about changing the account itself;
+         *     this one was chosen when the only setting, `low_balance_threshold`, decided which events
+         *     reach the account's endpoints, and it stays the scope of every setting so that the keys
+         *     that change settings today keep working.
          *
          *     `low_balance_threshold` (in the account's currency, at most 4 decimal places, or `null`
          *     to turn the warning off): when a charge takes the balance from at or above it to below
          *     it, Dispatch emits one `balance.low` event (see `LowBalanceEvent`), in the same
          *     transaction as the charge. Further charges below it emit nothing; once a credit takes
          *     the balance back to or above it, the next fall below warns again. Setting a threshold
-         *     above the current balance does not warn by itself. Fields not given stay as they are.
+         *     above the current balance does not warn by itself.
+         *
+         *     `smart_encoding` (`false` until set): whether the account's sends that do not give
+         *     `smart_encoding` themselves replace GSM-7 look-alikes (see Smart encoding in the
+         *     introduction). It applies from the next send accepted after the answer, keyword
+         *     replies included; a send's own `smart_encoding`, `true` or `false`, wins over it.
+         *
+         *     The settings given change together, or none does when one is refused. Fields not given
+         *     stay as they are.
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -2087,7 +2103,10 @@ export interface components {
             to: string;
             /** @description The sender ID the message was sent from. */
             from: string;
-            /** @description The text, up to 1,600 characters (Unicode code points). */
+            /**
+             * @description The text as sent: the body given (up to 1,600 Unicode code points), or, when
+             *     `smart_encoded` is `true`, that body with its GSM-7 look-alikes replaced.
+             */
             body: string;
             /**
              * @description `pending` (accepted, not yet taken by a provider), `sent` (a provider accepted
@@ -2124,6 +2143,13 @@ export interface components {
              * @enum {string}
              */
             encoding: "GSM-7" | "UCS-2";
+            /**
+             * @description Extension: `true` when `body` is the body given with its GSM-7 look-alikes replaced
+             *     (at least one character differs; see Smart encoding in the introduction), `false`
+             *     when it is the body as given. Present on every message; absent only from the
+             *     payloads of events recorded before Dispatch had smart encoding.
+             */
+            smart_encoded?: boolean;
             created_at: components["schemas"]["Timestamp"];
             /**
              * Format: date-time
@@ -2584,6 +2610,18 @@ export interface components {
             currency: string;
             /** @description The balance under which the account is sent `balance.low` (see `PATCH /account`); `null` never. */
             low_balance_threshold?: number | null;
+            /**
+             * @description Whether the account's sends that do not give `smart_encoding` replace GSM-7
+             *     look-alikes (see Smart encoding in the introduction, and `PATCH /account`); `false`
+             *     until it is set.
+             */
+            smart_encoding?: boolean;
+            /**
+             * @description The send window of the account's sends that do not give `send_window` (see
+             *     `PATCH /account`); `null`, until it is set: any hour. Dispatch's own replies (an
+             *     opt-out's confirmation, a keyword's answer) go at once.
+             */
+            send_window?: components["schemas"]["SendWindow"];
             created_at: components["schemas"]["Timestamp"];
         };
         Balance: {
@@ -2630,6 +2668,17 @@ export interface components {
         UpdateAccountRequest: {
             /** @description Warn (event `balance.low`) when the balance falls below this amount; `null` never warns. */
             low_balance_threshold?: number | null;
+            /**
+             * @description `true`: the account's sends that do not give `smart_encoding` replace GSM-7
+             *     look-alikes (see Smart encoding in the introduction). `false`: they send bodies as
+             *     given.
+             */
+            smart_encoding?: boolean;
+            /**
+             * @description The send window of the account's sends that do not give one; `null`: any hour. A
+             *     send passes `"send_window": null` to go at any hour regardless (a one-time code).
+             */
+            send_window?: components["schemas"]["SendWindow"];
         };
         /** @description The balance that fell below the account's threshold, as the charge left it. */
         LowBalanceAlert: {
@@ -2843,7 +2892,14 @@ export interface components {
              *     it, and the message can be canceled like any scheduled one). `null` or omitted: any
              *     hour.
              */
-            send_window?: components["schemas"]["SendWindow"] | null;
+            send_window?: components["schemas"]["SendWindow"];
+            /**
+             * @description `true`: replace the characters GSM-7 lacks but has a look-alike for before segments
+             *     and cost are counted, when that makes the body GSM-7 in no more segments (see Smart
+             *     encoding in the introduction). `false`: send the body as given. Omitted: the
+             *     account's `smart_encoding` setting.
+             */
+            smart_encoding?: boolean;
         };
         SendBulkRequest: {
             /**
@@ -2872,7 +2928,12 @@ export interface components {
             /** @description As on `/messages/send`, for every recipient. */
             validity_period?: number | null;
             /** @description As on `/messages/send`, in each recipient's own time zone. */
-            send_window?: components["schemas"]["SendWindow"] | null;
+            send_window?: components["schemas"]["SendWindow"];
+            /**
+             * @description As on `/messages/send`, for every recipient. Omitted: the account's
+             *     `smart_encoding` setting.
+             */
+            smart_encoding?: boolean;
         };
         CreateSenderRequest: {
             /**
@@ -3111,7 +3172,7 @@ export interface components {
             end: string;
             /** @description An IANA time zone to use instead of the number's zones. */
             time_zone?: string | null;
-        };
+        } | null;
         /** @description A body of `POST /messages/send` (with `to`) or of `POST /messages/bulk` (with `recipients`); exactly one of the two. */
         MessagePreviewRequest: {
             /** @description One recipient, as on `/messages/send`. */
@@ -3125,7 +3186,8 @@ export interface components {
             /** Format: date-time */
             send_at?: string | null;
             validity_period?: number | null;
-            send_window?: components["schemas"]["SendWindow"] | null;
+            send_window?: components["schemas"]["SendWindow"];
+            smart_encoding?: boolean;
         };
         /** @description What a send of the body would do, per recipient. */
         MessagePreview: {
@@ -3143,15 +3205,17 @@ export interface components {
         };
         RecipientPreview: {
             to: string;
-            /** @description The text as it would be sent. */
+            /** @description The text as it would be sent, after smart encoding when it applied. */
             body: string;
+            /** @description Whether smart encoding replaced look-alikes in `body`. */
+            smart_encoded: boolean;
             /**
              * @description `null` when the body itself is refused.
              * @enum {string|null}
              */
             encoding: "GSM-7" | "UCS-2" | null;
             segments: number | null;
-            /** @description The characters outside GSM-7 that make the body UCS-2, each with its position in Unicode code points (from 0). */
+            /** @description The characters of `body` outside GSM-7 that make it UCS-2, each with its position in Unicode code points (from 0). */
             ucs2_characters: {
                 character: string;
                 position: number;
@@ -4218,6 +4282,7 @@ export interface operations {
                      *         "reference": "order-58213",
                      *         "segments": 1,
                      *         "encoding": "GSM-7",
+                     *         "smart_encoded": false,
                      *         "created_at": "2025-11-21T14:03:27.512Z",
                      *         "sent_at": null,
                      *         "delivered_at": null,
@@ -4325,6 +4390,7 @@ export interface operations {
                      *             "reference": "depot-closure-2025-11",
                      *             "segments": 1,
                      *             "encoding": "GSM-7",
+                     *             "smart_encoded": false,
                      *             "created_at": "2025-11-21T15:10:02.118Z",
                      *             "sent_at": null,
                      *             "delivered_at": null,
@@ -4350,6 +4416,7 @@ export interface operations {
                      *             "reference": "depot-closure-2025-11",
                      *             "segments": 1,
                      *             "encoding": "GSM-7",
+                     *             "smart_encoded": false,
                      *             "created_at": "2025-11-21T15:10:02.118Z",
                      *             "sent_at": null,
                      *             "delivered_at": null,
@@ -4371,6 +4438,7 @@ export interface operations {
                      *             "reference": "depot-closure-2025-11",
                      *             "segments": 1,
                      *             "encoding": "GSM-7",
+                     *             "smart_encoded": false,
                      *             "created_at": "2025-11-21T15:10:02.118Z",
                      *             "sent_at": null,
                      *             "delivered_at": null,
@@ -4484,6 +4552,7 @@ export interface operations {
                      *           "reference": null,
                      *           "segments": 1,
                      *           "encoding": "GSM-7",
+                     *           "smart_encoded": false,
                      *           "created_at": "2025-11-21T16:45:10.004Z",
                      *           "sent_at": "2025-11-21T16:45:10.231Z",
                      *           "delivered_at": "2025-11-21T16:45:11.240Z",
@@ -4509,6 +4578,7 @@ export interface operations {
                      *           "reference": "order-58214",
                      *           "segments": 1,
                      *           "encoding": "UCS-2",
+                     *           "smart_encoded": false,
                      *           "created_at": "2025-11-21T16:40:55.870Z",
                      *           "sent_at": null,
                      *           "delivered_at": null,
@@ -4582,6 +4652,7 @@ export interface operations {
                      *         "reference": "order-58213",
                      *         "segments": 1,
                      *         "encoding": "GSM-7",
+                     *         "smart_encoded": false,
                      *         "created_at": "2025-11-21T14:03:27.512Z",
                      *         "sent_at": "2025-11-21T14:03:27.790Z",
                      *         "delivered_at": "2025-11-21T14:03:28.802Z",
@@ -4930,6 +5001,7 @@ export interface operations {
                      *         "kyc_verified": true,
                      *         "balance": 9.9925,
                      *         "currency": "USD",
+                     *         "smart_encoding": false,
                      *         "created_at": "2025-10-02T09:12:44.301Z"
                      *       },
                      *       "meta": {
@@ -4986,6 +5058,7 @@ export interface operations {
                      *         "balance": 9.9925,
                      *         "currency": "USD",
                      *         "low_balance_threshold": 5,
+                     *         "smart_encoding": true,
                      *         "created_at": "2025-10-02T09:12:44.301Z"
                      *       },
                      *       "meta": {
@@ -6367,6 +6440,7 @@ export interface operations {
                      *             "reference": "order-58213",
                      *             "segments": 1,
                      *             "encoding": "GSM-7",
+                     *             "smart_encoded": false,
                      *             "created_at": "2025-11-21T14:03:27.512Z",
                      *             "sent_at": "2025-11-21T14:03:27.790Z",
                      *             "delivered_at": "2025-11-21T14:03:28.802Z",
@@ -6394,6 +6468,7 @@ export interface operations {
                      *             "reference": "order-58213",
                      *             "segments": 1,
                      *             "encoding": "GSM-7",
+                     *             "smart_encoded": false,
                      *             "created_at": "2025-11-21T14:03:27.512Z",
                      *             "sent_at": "2025-11-21T14:03:27.790Z",
                      *             "delivered_at": null,
@@ -8952,6 +9027,7 @@ export interface operations {
                      *           "reference": "order-58214",
                      *           "segments": 1,
                      *           "encoding": "GSM-7",
+                     *           "smart_encoded": false,
                      *           "created_at": "2025-11-21T16:40:55.870Z",
                      *           "sent_at": null,
                      *           "delivered_at": null,
@@ -9024,6 +9100,7 @@ export interface operations {
                      *           "reference": null,
                      *           "segments": 1,
                      *           "encoding": "GSM-7",
+                     *           "smart_encoded": false,
                      *           "created_at": "2025-11-21T16:45:10.004Z",
                      *           "sent_at": "2025-11-21T16:45:10.231Z",
                      *           "delivered_at": "2025-11-21T16:45:11.240Z",

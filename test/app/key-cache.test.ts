@@ -235,10 +235,13 @@ describe('the announcements of changes that authentication reads', () => {
           SELECT 1 FROM pg_trigger t
           WHERE t.tgrelid = c.oid AND t.tgname = c.relname || '_announce_auth_change' AND a.attnum = ANY (t.tgattr::int2[])
         )`);
-    // Read fresh where they are shown (GET /account, GET /balance), never from the cache.
+    // Read fresh where they are shown (GET /account, GET /balance), never from the cache; sends
+    // read smart_encoding and send_window in their own transaction (db/send-checks.ts).
     expect(rows).to.have.deep.members([
       { table: 'accounts', column: 'balance' },
       { table: 'accounts', column: 'low_balance_threshold' },
+      { table: 'accounts', column: 'smart_encoding' },
+      { table: 'accounts', column: 'send_window' },
       { table: 'api_keys', column: 'last_used_at' },
     ]);
   });

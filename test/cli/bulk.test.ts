@@ -84,6 +84,22 @@ describe('dispatch bulk', function () {
     expect(ok.stdout).not.to.include('Failures');
   });
 
+  it('--smart-encoding replaces the look-alikes for every recipient', async () => {
+    const tenant = await sendingTenant({ balance: 10 });
+    const file = csvFile('smart.csv', 'to\n+14155550121\n+14155550122\n');
+    const summary = await cliJson<BulkSummary>(
+      ['bulk', '--csv', file, '--from', 'Dispatch', '--body', 'Depot closed – see you “Tuesday”', '--smart-encoding'],
+      {
+        apiKey: tenant.key,
+      },
+    );
+    expect(summary).to.include({ accepted: 2, cost: 0.02 });
+    for (const { id } of summary.items) {
+      const message = (await call('GET', `/messages/${id}`, { auth: tenant.key })).body.data;
+      expect(message).to.include({ body: 'Depot closed - see you "Tuesday"', encoding: 'GSM-7', smart_encoded: true });
+    }
+  });
+
   it('--idempotency-key makes a rerun of the same file send nothing twice; reads stdin with --csv -', async () => {
     const tenant = await sendingTenant({ balance: 10 });
     const text = 'to\n+14155550111\n+14155550112\n';
@@ -295,6 +311,7 @@ describe('cli/bulk.ts', () => {
     const recipient = (to: string, refused: boolean): RecipientPreview => ({
       to,
       body: 'b',
+      smart_encoded: false,
       encoding: 'GSM-7',
       segments: 1,
       ucs2_characters: [],

@@ -41,7 +41,19 @@ describe('dispatch: help and usage errors', function () {
 
     const send = await cli(['send', '--help']);
     expect(send.code).to.equal(0);
-    for (const option of ['--to', '--from', '--body', '--reference', '--route-id', '--idempotency-key', '--json', '--url', '--api-key'])
+    for (const option of [
+      '--to',
+      '--from',
+      '--body',
+      '--reference',
+      '--route-id',
+      '--smart-encoding',
+      '--no-smart-encoding',
+      '--idempotency-key',
+      '--json',
+      '--url',
+      '--api-key',
+    ])
       expect(send.stdout).to.include(option);
 
     const create = await cli(['accounts', 'create', '--help']);

@@ -64,6 +64,24 @@ describe('dispatch: send and messages', function () {
     expect(second.id).to.equal(first.id);
   });
 
+  it("send --smart-encoding sends curly quotes as GSM-7; --no-smart-encoding sends them as given over the account's setting", async () => {
+    const quoted = ['send', '--to', TO, '--from', 'Dispatch', '--body', '“Quoted” – text'];
+    const smart = await cli([...quoted, '--smart-encoding'], { apiKey: tenant.key });
+    expect(smart.code, smart.stderr).to.equal(0);
+    expect(smart.stdout)
+      .to.match(/^Body\s+"Quoted" - text$/m)
+      .and.match(/^Segments\s+1 \(GSM-7, look-alikes replaced\)$/m);
+
+    const own = await sendingTenant({ balance: 1 });
+    expect((await call('PATCH', '/account', { auth: own.key, body: { smart_encoding: true } })).status).to.equal(200);
+    expect(await cliJson(quoted, { apiKey: own.key })).to.include({ body: '"Quoted" - text', smart_encoded: true });
+    expect(await cliJson([...quoted, '--no-smart-encoding'], { apiKey: own.key })).to.include({
+      body: '“Quoted” – text',
+      encoding: 'UCS-2',
+      smart_encoded: false,
+    });
+  });
+
   it('a 400 exits 1 with one error line on stderr naming the param, and nothing on stdout', async () => {
     const result = await cli(['send', '--to', 'nope', '--from', 'Dispatch', '--body', 'Hi'], { apiKey: tenant.key });
     expect(result.code).to.equal(1);

@@ -22,10 +22,11 @@ describe('the checks of a send, read in one statement', () => {
     expect(checks.routes[0]).to.include({ price_per_segment: '0.0200', is_active: true, provider: 'simulator' });
     expect(checks.routes[0].prefixes).to.deep.equal(['+44']);
     expect(checks.routes[0].created_at).to.be.instanceOf(Date);
-    expect(Object.keys(checks.routes[0])).to.not.include.members(['approved', 'blocked', 'opted_out']);
+    expect(Object.keys(checks.routes[0])).to.not.include.members(['approved', 'blocked', 'opted_out', 'smart_encoding']);
     expect([...checks.approved]).to.deep.equal(['Dispatch']);
     expect([...checks.blocked]).to.deep.equal(['+447700900001']);
     expect([...checks.optedOut]).to.deep.equal([]);
+    expect(checks.smartEncoding).to.equal(false);
   });
 
   it('answers no route, and still the checks, for an account without an active route', async () => {
@@ -34,5 +35,15 @@ describe('the checks of a send, read in one statement', () => {
     const checks = await harness.db.transaction((trx) => readSendChecks(trx, tenant.accountId, ['Dispatch'], ['+447700900003']));
     expect(checks.routes).to.deep.equal([]);
     expect([...checks.approved]).to.deep.equal(['Dispatch']);
+  });
+
+  it("answers the account's smart encoding setting as it is in the reading transaction", async () => {
+    const tenant = await sendingTenant();
+    const checks = await harness.db.transaction(async (trx) => {
+      await trx('accounts').where({ id: tenant.accountId }).update({ smart_encoding: true });
+      return readSendChecks(trx, tenant.accountId, ['Dispatch'], ['+447700900004']);
+    });
+    expect(checks.smartEncoding).to.equal(true);
+    expect(checks.routes).to.have.length(1);
   });
 });

@@ -101,6 +101,15 @@ describe('POST /messages/preview', function () {
     }
   });
 
+  it('previews the body smart encoding would send, and the characters that still force UCS-2 in it', async () => {
+    const tenant = await sendingTenant();
+    const smart = await preview(tenant, { to: TO, body: '“Hi” — ok 😀', smart_encoding: true });
+    expect(smart.body.data.recipients[0]).to.include({ smart_encoded: false, encoding: 'UCS-2', body: '“Hi” — ok 😀' });
+    const replaced = await preview(tenant, { to: TO, body: '“Hi” — ok', smart_encoding: true });
+    expect(replaced.body.data.recipients[0]).to.include({ smart_encoded: true, encoding: 'GSM-7', body: '"Hi" - ok' });
+    expect(replaced.body.data.recipients[0].ucs2_characters).to.deep.equal([]);
+  });
+
   it('previews a bulk per recipient, refusing past the balance in order, and sums the cost of the sendable ones', async () => {
     const tenant = await sendingTenant({ balance: 0.025 });
     harness.clock.set(new Date('2031-05-19T09:00:00Z'));

@@ -99,6 +99,25 @@ describe("send windows in the recipient's time zone", function () {
     expect(noZone.error).to.include({ code: 'send_window_zone_unknown' });
   });
 
+  it("applies the account's default window to sends that give none, and none to a send that passes null", async () => {
+    const tenant = await sendingTenant();
+    const set = await call('PATCH', '/account', { auth: tenant.key, body: { send_window: DAYTIME } });
+    expect(set.status).to.equal(200);
+    expect(set.body.data.send_window).to.deep.equal({ ...DAYTIME, time_zone: null });
+    harness.clock.set(new Date('2031-05-20T03:00:00Z'));
+    expect((await send(tenant, { to: NEW_YORK })).body.data).to.include({ send_at: '2031-05-20T13:00:00.000Z' });
+    const anyHour = await send(tenant, { to: NEW_YORK, send_window: null });
+    expect(anyHour.body.data).to.include({ send_at: null, send_window: null });
+    expectError(
+      await call('PATCH', '/account', { auth: tenant.key, body: { send_window: { start: '10:00', end: '10:00' } } }),
+      400,
+      'parameter_invalid',
+      'send_window.end',
+    );
+    expect((await call('PATCH', '/account', { auth: tenant.key, body: { send_window: null } })).body.data.send_window).to.equal(null);
+    expect((await send(tenant, { to: NEW_YORK })).body.data).to.include({ send_at: null });
+  });
+
   it('previews the send time the window gives', async () => {
     const tenant = await sendingTenant();
     harness.clock.set(new Date('2031-05-20T03:00:00Z'));

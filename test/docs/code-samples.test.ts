@@ -70,8 +70,15 @@ async function fixtures(): Promise<{ tenant: Tenant; ids: Record<string, string>
   const tenant = await sendingTenant({ balance: 100 });
   // The send examples' sender ID.
   await approvedSender(tenant, 'AcmeShip');
-  const sent = await call('POST', '/messages/send', { auth: tenant.key, body: { to: '+14155550123', from: 'AcmeShip', body: 'Fixture' } });
+  // Scheduled an hour ahead, so that the cancel samples find them cancelable (a repeat answers the same).
+  const sendAt = new Date(Date.now() + 3_600_000).toISOString();
+  const sent = await call('POST', '/messages/send', { auth: tenant.key, body: { to: '+14155550123', from: 'AcmeShip', body: 'Fixture', send_at: sendAt } });
   expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+  const bulk = await call('POST', '/messages/bulk', {
+    auth: tenant.key,
+    body: { recipients: ['+14155550123'], from: 'AcmeShip', body: 'Fixture', send_at: sendAt },
+  });
+  expect(bulk.status, JSON.stringify(bulk.body)).to.equal(201);
   const sender = await call('POST', '/senders/create', { auth: tenant.key, body: { sender_id: 'Fixture' } });
   expect(sender.status, JSON.stringify(sender.body)).to.equal(201);
   const endpoint = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: 'https://hooks.acme.example/fixture' } });
@@ -82,7 +89,7 @@ async function fixtures(): Promise<{ tenant: Tenant; ids: Record<string, string>
   const spare = await createAdminKey(tenant.accountId, { name: 'Revoked by a code sample' });
   return {
     tenant,
-    ids: { msg: sent.body.data.id, inb: inbound.id, snd: sender.body.data.id, key: spare.id, whe: endpoint.body.data.id },
+    ids: { msg: sent.body.data.id, bulk: bulk.body.data.bulk_id, inb: inbound.id, snd: sender.body.data.id, key: spare.id, whe: endpoint.body.data.id },
   };
 }
 

@@ -2,7 +2,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, Option } from 'commander';
 import type { Dispatch, Message, Page } from '../../sdk/index.ts';
-import { customerOptions, pageFlags, pageQuery, type PageOptions, positiveInteger, run, timestamp } from '../context.ts';
+import { customerOptions, pageFlags, pageQuery, type PageOptions, positiveInteger, run } from '../context.ts';
 import { EXIT, type ExitCode, exitCodeFor, fields, money, type Output, table, UsageError } from '../output.ts';
 
 const STATUSES = ['pending', 'sent', 'delivered', 'failed', 'undelivered'] as const;

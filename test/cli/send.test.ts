@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import type { Page, Schemas } from '../support/client.ts';
 import { sendingTenant, waitForMessage, type Tenant } from '../support/fixtures.ts';
 import { ADMIN_TOKEN, harness } from '../support/harness.ts';
 import { cli, cliEnv, cliJson } from './run-cli.ts';
@@ -34,9 +35,12 @@ describe('dispatch: send and messages', function () {
   });
 
   it('send --json prints the message as JSON, status pending; messages get and list find it', async () => {
-    const message = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'JSON please', '--idempotency-key', `cli-${Date.now()}`], {
-      apiKey: tenant.key,
-    });
+    const message = await cliJson<Schemas['Message']>(
+      ['send', '--to', TO, '--from', 'Dispatch', '--body', 'JSON please', '--idempotency-key', `cli-${Date.now()}`],
+      {
+        apiKey: tenant.key,
+      },
+    );
     expect(message).to.include({ object: 'message', to: TO, from: 'Dispatch', body: 'JSON please', status: 'pending', segments: 1, encoding: 'GSM-7' });
     await waitForMessage(tenant, message.id, (m) => m.status === 'delivered');
 
@@ -46,8 +50,8 @@ describe('dispatch: send and messages', function () {
       .to.match(/^Status\s+delivered$/m)
       .and.match(/^Delivered\s+\d{4}-/m);
 
-    const page = await cliJson(['messages', 'list', '--status', 'delivered', '--limit', '100'], { apiKey: tenant.key });
-    expect(page.data.map((m: { id: string }) => m.id)).to.include(message.id);
+    const page = await cliJson<Page<Schemas['Message']>>(['messages', 'list', '--status', 'delivered', '--limit', '100'], { apiKey: tenant.key });
+    expect(page.data.map((m) => m.id)).to.include(message.id);
     expect(page.pagination).to.include({ page: 1, limit: 100 });
     const table = await cli(['messages', 'list', '--to', TO], { apiKey: tenant.key });
     expect(table.code).to.equal(0);
@@ -58,8 +62,12 @@ describe('dispatch: send and messages', function () {
 
   it('the same --idempotency-key sends once', async () => {
     const key = `cli-once-${Date.now()}`;
-    const first = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], { apiKey: tenant.key });
-    const second = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], { apiKey: tenant.key });
+    const first = await cliJson<Schemas['Message']>(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], {
+      apiKey: tenant.key,
+    });
+    const second = await cliJson<Schemas['Message']>(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], {
+      apiKey: tenant.key,
+    });
     expect(second.id).to.equal(first.id);
   });
 
@@ -153,13 +161,13 @@ describe('dispatch: send and messages', function () {
     });
 
     it('--timeout without --wait, or not a positive integer, is a usage error (exit 2) and sends nothing', async () => {
-      const before = (await cliJson(['messages', 'list'], { apiKey: waiting.key })).pagination.total;
+      const before = (await cliJson<Page<Schemas['Message']>>(['messages', 'list'], { apiKey: waiting.key })).pagination.total;
       const alone = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Hi', '--timeout', '5'], { apiKey: waiting.key });
       expect(alone.code).to.equal(2);
       expect(alone.stderr).to.include('--timeout applies only with --wait');
       const zero = await send(route.delivered, '--timeout', '0');
       expect(zero.code).to.equal(2);
-      expect((await cliJson(['messages', 'list'], { apiKey: waiting.key })).pagination.total).to.equal(before);
+      expect((await cliJson<Page<Schemas['Message']>>(['messages', 'list'], { apiKey: waiting.key })).pagination.total).to.equal(before);
     });
   });
 

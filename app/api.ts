@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { OpenAPIBackend, type Context as BackendContext } from 'openapi-backend';
+import { OpenAPIBackend, type Context } from 'openapi-backend';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { handlers } from '../handlers/index.ts';
@@ -13,6 +13,7 @@ import { customizeRequestAjv } from './request-formats.ts';
 import { fastRouting } from './openapi-backend-internals.ts';
 import { nonCanonicalInteger, refuseUnholdableText } from './request-guard.ts';
 import { redactPath } from './log-redaction.ts';
+import { requestLocals } from './request-locals.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -47,6 +48,9 @@ interface HandlerResult {
 }
 
 type Caller = CustomerCaller | AdminCaller;
+
+/** openapi-backend's context, with the request's parts read as what they are, unknown (the library types them `any`). */
+type BackendContext = Context<unknown, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>>;
 
 /** 405 naming the methods the path allows, in `Allow` too (GET brings HEAD). */
 function methodNotAllowed(req: Request, methods: readonly string[]): ApiError {
@@ -87,7 +91,7 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
   api.register({
     postRoutingHandler: (c: BackendContext, _req: Request, res: Response) => {
       // Known from here on, so that refusals (401, 403, 429, 400) are logged and measured by operation too.
-      if (c.operation) res.locals.operationId = c.operation.operationId;
+      if (c.operation) requestLocals(res).operationId = c.operation.operationId;
     },
     notFound: (_c: BackendContext, req: Request) => {
       throw new ApiError(404, 'invalid_request_error', 'not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`);
@@ -99,22 +103,25 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
       );
     },
     unauthorizedHandler: (c: BackendContext) => {
-      const failed = Object.values(c.security ?? {}).find((result) => typeof result === 'object' && result !== null && 'error' in result);
-      throw (failed as { error: unknown } | undefined)?.error ?? new ApiError(401, 'authentication_error', 'unauthorized', 'Authentication failed.');
+      const results: unknown[] = Object.values(c.security ?? {});
+      const failed = results.find((result): result is { error: unknown } => typeof result === 'object' && result !== null && 'error' in result);
+      // A security handler's rejection, whatever it is, goes on to the error writer as thrown.
+      const error: unknown = failed?.error ?? new ApiError(401, 'authentication_error', 'unauthorized', 'Authentication failed.');
+      throw error;
     },
     validationFail: (c: BackendContext) => {
       const headerNames = (c.operation.parameters ?? []).flatMap((parameter) => ('in' in parameter && parameter.in === 'header' ? [parameter.name] : []));
       throw fromValidationErrors(c.validation.errors ?? [], headerNames);
     },
     preOperationHandler: (c: BackendContext, req: Request) => {
-      const refused = nonCanonicalInteger(c.operation, c.request.params, req.query as Record<string, unknown>);
+      const refused = nonCanonicalInteger(c.operation, c.request.params, req.query);
       if (refused) throw refused;
     },
     postResponseHandler: (c: BackendContext, _req: Request, res: Response) => {
       const result = c.response as HandlerResult;
       forgetChangedKeys(deps.auth, c.security?.apiKey as Caller | undefined, (c.operation as Record<string, unknown>)['x-required-scope']);
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-      res.status(result.status).json(successBody(res.locals.requestId, result.data, result.pagination));
+      res.status(result.status).json(successBody(requestLocals(res).requestId, result.data, result.pagination));
     },
   });
 
@@ -122,7 +129,7 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
     api.register(operationId, (c: BackendContext, _req: Request, res: Response) => {
       const caller = (c.security?.apiKey ?? c.security?.adminToken) as Caller;
       const request = { params: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody };
-      const context = { services: deps.services, caller, requestId: res.locals.requestId as string };
+      const context = { services: deps.services, caller, requestId: requestLocals(res).requestId };
       return (handler as (request: unknown, context: unknown) => Promise<HandlerResult>)(request, context);
     });
   }
@@ -172,7 +179,7 @@ async function mountApi(app: express.Express, deps: ApiDependencies): Promise<vo
     }
     api
       .handleRequest(
-        { method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body },
+        { method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body as unknown },
         req,
         res,
       )
@@ -195,20 +202,21 @@ export async function createApp(deps: ProbeDependencies, apiDeps: ApiDependencie
   app.use((req: Request, res: Response, next: NextFunction) => {
     const requestId = newId('req');
     const started = process.hrtime.bigint();
-    res.locals.requestId = requestId;
+    requestLocals(res).requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
+      const { operationId, accountId, apiKeyId } = requestLocals(res);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      deps.metrics.httpDuration.observe({ operation: res.locals.operationId ?? 'none', method: req.method, status: String(res.statusCode) }, seconds);
+      deps.metrics.httpDuration.observe({ operation: operationId ?? 'none', method: req.method, status: String(res.statusCode) }, seconds);
       requestLog.info(
         {
           request_id: requestId,
           method: req.method,
           path: redactPath(req.path),
-          operation_id: res.locals.operationId,
+          operation_id: operationId,
           status: res.statusCode,
-          account_id: res.locals.accountId,
-          api_key_id: res.locals.apiKeyId,
+          account_id: accountId,
+          api_key_id: apiKeyId,
           duration_ms: seconds * 1000,
         },
         'request',
@@ -252,10 +260,11 @@ export async function createApp(deps: ProbeDependencies, apiDeps: ApiDependencie
 
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const { apiError, unexpected } = toApiError(error);
-    if (unexpected) deps.logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected error');
-    else if (apiError.status === 503) deps.logger.warn({ request_id: res.locals.requestId, err: error }, 'database unreachable: answered 503');
+    const { requestId } = requestLocals(res);
+    if (unexpected) deps.logger.error({ request_id: requestId, err: error }, 'unexpected error');
+    else if (apiError.status === 503) deps.logger.warn({ request_id: requestId, err: error }, 'database unreachable: answered 503');
     for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
-    res.status(apiError.status).json(errorBody(res.locals.requestId, apiError));
+    res.status(apiError.status).json(errorBody(requestId, apiError));
   });
 
   return app;

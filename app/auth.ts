@@ -8,6 +8,7 @@ import { clientIp } from './client-ip.ts';
 import type { KeyCache } from './key-cache.ts';
 import type { KeyUsageRecorder } from './key-usage.ts';
 import { rateLimitHeaders, type KeyRateLimiter } from './rate-limit.ts';
+import { requestLocals } from './request-locals.ts';
 
 export interface AuthDependencies {
   keys: KeyCache;
@@ -38,8 +39,9 @@ export async function authenticateCustomer(deps: AuthDependencies, req: Request,
   if (!found || !hashesEqual(found.key.key_hash, hash) || found.key.revoked_at !== null) throw unauthorized('Invalid API key provided.');
   const { key, account } = found;
   // Known from here on, so that the request's log line names who was refused as well as who was served.
-  res.locals.accountId = account.id;
-  res.locals.apiKeyId = key.id;
+  const locals = requestLocals(res);
+  locals.accountId = account.id;
+  locals.apiKeyId = key.id;
   if (key.expires_at !== null && key.expires_at <= new Date()) throw unauthorized('This API key has expired.');
   if (account.status !== 'active') throw forbidden(`This account is ${account.status}.`, 'forbidden', { reason: 'account_inactive' });
   if (key.allowed_ips !== null) {

@@ -8,6 +8,7 @@ import { parseHttpDeliveryReport } from '../providers/index.ts';
 import type { DeliveryReport } from '../providers/types.ts';
 import type { RecordedReport } from '../domain/message-outcomes.ts';
 import { successBody } from './envelope.ts';
+import { requestLocals } from './request-locals.ts';
 import { refuseUnholdableBody } from './request-guard.ts';
 
 /**
@@ -32,7 +33,7 @@ export function deliveryReportCallback(db: Knex, jobs: JobQueue, onRecorded: (ro
         );
       const recorded = await reports.record(route.id, report);
       onRecorded(route.id, report, recorded);
-      res.status(200).json(successBody(res.locals.requestId, { received: true, outcome: recorded.stored }));
+      res.status(200).json(successBody(requestLocals(res).requestId, { received: true, outcome: recorded.stored }));
     } catch (error) {
       next(error);
     }

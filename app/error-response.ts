@@ -78,17 +78,17 @@ function describe(error: ErrorObject, param: string, headerNames: string[]): Api
     case 'exclusiveMaximum':
       return invalidRequest(param, `${param} must be ${COMPARISONS[error.keyword]} ${String(p.limit)}.`);
     case 'minLength':
-      return invalidRequest(param, `${param} must be at least ${p.limit} characters long.`);
+      return invalidRequest(param, `${param} must be at least ${String(p.limit)} characters long.`);
     case 'maxLength':
-      return invalidRequest(param, `${param} must be at most ${p.limit} characters long.`);
+      return invalidRequest(param, `${param} must be at most ${String(p.limit)} characters long.`);
     case 'minItems':
-      return invalidRequest(param, `${param} must have at least ${p.limit} items.`);
+      return invalidRequest(param, `${param} must have at least ${String(p.limit)} items.`);
     case 'maxItems':
-      return invalidRequest(param, `${param} must have at most ${p.limit} items.`);
+      return invalidRequest(param, `${param} must have at most ${String(p.limit)} items.`);
     case 'uniqueItems':
-      return invalidRequest(param, `${param} must not contain duplicates (items ${p.j} and ${p.i} are equal).`);
+      return invalidRequest(param, `${param} must not contain duplicates (items ${String(p.j)} and ${String(p.i)} are equal).`);
     case 'minProperties':
-      return invalidRequest(param || undefined, `${subject} must have at least ${p.limit} field(s).`);
+      return invalidRequest(param || undefined, `${subject} must have at least ${String(p.limit)} field(s).`);
     default:
       return invalidRequest(param || undefined, `${param || 'The request'} is invalid.`);
   }
@@ -139,7 +139,7 @@ export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 /** Any thrown value as an ApiError; `unexpected` is true when it must be logged as a fault. */
 export function toApiError(error: unknown): { apiError: ApiError; unexpected: boolean } {
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
-  const parsed = typeof error === 'object' && error !== null ? fromBodyParser(error as { type?: string }) : undefined;
+  const parsed = typeof error === 'object' && error !== null ? fromBodyParser(error) : undefined;
   if (parsed) return { apiError: parsed, unexpected: false };
   if (isDatabaseUnavailable(error)) return { apiError: serviceUnavailable(OUTAGE_RETRY_AFTER_SECONDS), unexpected: false };
   return { apiError: internalError(), unexpected: true };

@@ -6,6 +6,7 @@ import { ApiError, invalidRequest } from '../domain/errors.ts';
 import { receiveInboundDelivery } from '../domain/inbound-parts.ts';
 import { parseHttpInbound } from '../providers/http-inbound.ts';
 import { successBody } from './envelope.ts';
+import { requestLocals } from './request-locals.ts';
 import { refuseUnholdableBody } from './request-guard.ts';
 import type { Logger } from './logger.ts';
 
@@ -26,10 +27,10 @@ export function inboundCallback(db: Knex, jobs: JobQueue, logger: Pick<Logger, '
       const reading = parseHttpInbound(req.body);
       if (!reading.ok) throw invalidRequest(reading.param, reading.message);
       const outcome = await receiveInboundDelivery(db, jobs, route.id, reading.delivery, logger);
-      res.status(200).json(successBody(res.locals.requestId, { received: true, repeat: outcome === 'repeat' }));
+      res.status(200).json(successBody(requestLocals(res).requestId, { received: true, repeat: outcome === 'repeat' }));
     } catch (error) {
       // The token is a secret: the route's id stands for it, when the token named one.
-      logger.warn({ route_id: routeId ?? null, request_id: res.locals.requestId, reason: (error as Error).message }, 'HTTP inbound message not stored');
+      logger.warn({ route_id: routeId ?? null, request_id: requestLocals(res).requestId, reason: (error as Error).message }, 'HTTP inbound message not stored');
       next(error);
     }
   });

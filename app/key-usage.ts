@@ -19,7 +19,9 @@ export class KeyUsageRecorder {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.flush().catch(this.onError), this.intervalMs);
+    this.timer = setInterval(() => {
+      this.flush().catch(this.onError);
+    }, this.intervalMs);
     this.timer.unref();
   }
 

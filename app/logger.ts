@@ -35,7 +35,8 @@ export function prettyLine(json: string): string {
   if (typeof stack === 'string') fields.err = (fields.err as { message?: unknown }).message;
   const pairs = Object.entries(fields).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
   const when = new Date(Number(time)).toISOString().slice(11, 23);
-  return `${when} ${(LEVEL_NAMES[Number(level)] ?? String(level)).padEnd(5)} ${String(msg ?? '')}${pairs.length > 0 ? ` ${pairs.join(' ')}` : ''}\n${typeof stack === 'string' ? `${stack}\n` : ''}`;
+  const message = typeof msg === 'string' ? msg : msg === undefined || msg === null ? '' : JSON.stringify(msg);
+  return `${when} ${(LEVEL_NAMES[Number(level)] ?? String(level)).padEnd(5)} ${message}${pairs.length > 0 ? ` ${pairs.join(' ')}` : ''}\n${typeof stack === 'string' ? `${stack}\n` : ''}`;
 }
 
 /**

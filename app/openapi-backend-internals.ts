@@ -103,9 +103,9 @@ function copyQuery(query: Record<string, string | string[]>): Record<string, unk
 
 /** A body Express left as text is parsed as JSON when it is JSON, as the library does; validation reports it otherwise. */
 function bodyOf(body: unknown): unknown {
-  if (!body || typeof body === 'object') return body;
+  if (typeof body !== 'string' || !body) return body;
   try {
-    return JSON.parse(String(body));
+    return JSON.parse(body);
   } catch {
     return body;
   }

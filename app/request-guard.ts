@@ -39,7 +39,7 @@ function unstorableInBody(body: unknown): { param: string } | { tooDeep: true } 
 /** The path parameter's name at a segment of the request path, read from the operation the path matches. */
 function pathParamAt(api: OpenAPIBackend, method: string, segments: string[], index: number): string | undefined {
   const probe = segments.map((segment, i) => (i === index ? '0' : segment)).join('/');
-  const operation = api.router.matchOperation({ method, path: probe, headers: {} }) as Operation | undefined;
+  const operation = api.router.matchOperation({ method, path: probe, headers: {} });
   const template = operation?.path.split('/')[index];
   return template?.match(/^\{(.+)\}$/)?.[1];
 }

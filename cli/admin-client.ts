@@ -42,7 +42,7 @@ const segment = (value: string | number) => encodeURIComponent(String(value));
 /** `?a=1&b=x` from the values given, leaving out the undefined ones. */
 const queryString = (query: Record<string, string | number | boolean | undefined>) => {
   const given = Object.entries(query).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined);
-  return given.length === 0 ? '' : `?${new URLSearchParams(given.map(([name, value]): [string, string] => [name, String(value)]))}`;
+  return given.length === 0 ? '' : `?${new URLSearchParams(given.map(([name, value]): [string, string] => [name, String(value)])).toString()}`;
 };
 
 export class AdminClient {

@@ -14,11 +14,11 @@ export interface CommonOptions extends ConnectionFlags {
 
 export interface Context {
   out: Output;
-  connection(): Promise<Connection>;
+  connection: () => Promise<Connection>;
   /** The admin API client (needs an admin token). */
-  admin(): Promise<AdminClient>;
+  admin: () => Promise<AdminClient>;
   /** The customer SDK (needs an API key). */
-  sdk(): Promise<Dispatch>;
+  sdk: () => Promise<Dispatch>;
 }
 
 const CONNECTION = 'Connection options:';

@@ -142,6 +142,7 @@ export function show(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (Array.isArray(value)) return value.length === 0 ? '-' : value.map(show).join(', ');
   if (typeof value === 'object') return JSON.stringify(value);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects went out as JSON above; what is left (a number, a boolean) has its own text, but TypeScript types it `{}`
   return String(value);
 }
 

@@ -28,13 +28,13 @@ export type NewAccount = Pick<AccountRow, 'id' | 'email' | 'name' | 'company_nam
 
 /** Inserts an account with a zero balance (an opening balance goes through the ledger); null when the email is taken. */
 export async function insertAccount(db: Knex, account: NewAccount): Promise<AccountRow | null> {
-  const rows = await db.raw(
+  const { rows } = await db.raw<{ rows: AccountRow[] }>(
     `INSERT INTO accounts (id, email, name, company_name, country, currency, kyc_verified)
      VALUES (:id, :email, :name, :company_name, :country, :currency, :kyc_verified)
      ON CONFLICT DO NOTHING RETURNING *`,
     account,
   );
-  return rows.rows[0] ?? null;
+  return rows[0] ?? null;
 }
 
 const FIND_ACCOUNTS = `
@@ -73,7 +73,9 @@ export async function listAccounts(db: Knex, filter: AccountFilter, page: PageRe
   const query = db<AccountRow>('accounts');
   if (filter.q !== undefined) {
     const pattern = `%${likeLiteral(filter.q)}%`;
-    query.where((where) => where.whereILike('email', pattern).orWhereILike('name', pattern));
+    query.where((where) => {
+      where.whereILike('email', pattern).orWhereILike('name', pattern);
+    });
   }
   if (filter.email !== undefined) query.whereRaw('lower(email) = lower(?)', [filter.email]);
   if (filter.status !== undefined) query.where({ status: filter.status });

@@ -25,7 +25,7 @@ export interface AuditFilter {
 export async function insertAuditRow(db: Knex, row: NewAuditRow): Promise<AuditRow> {
   // jsonb columns take JSON text: pg would send a JS array as a Postgres array.
   const [inserted] = await db<AuditRow>('admin_audit_log')
-    .insert({ ...row, before: toJson(row.before), after: toJson(row.after) } as never)
+    .insert({ ...row, before: toJson(row.before), after: toJson(row.after) })
     .returning('*');
   return inserted;
 }

@@ -38,16 +38,14 @@ export async function takeEarlyReportsOf(
   trx: Knex,
   messages: { routeId: number; providerMessageId: string }[],
 ): Promise<Map<string, Record<string, unknown>[]>> {
-  const { rows } = await trx.raw(
+  const { rows } = await trx.raw<{ rows: { id: string; route_id: number; provider_message_id: string; report: Record<string, unknown> }[] }>(
     `DELETE FROM early_reports e USING unnest(?::integer[], ?::text[]) AS v (route_id, provider_message_id)
      WHERE e.route_id = v.route_id AND e.provider_message_id = v.provider_message_id
      RETURNING e.id, e.route_id, e.provider_message_id, e.report`,
     [messages.map(({ routeId }) => routeId), messages.map(({ providerMessageId }) => providerMessageId)],
   );
   const reports = new Map<string, Record<string, unknown>[]>();
-  for (const row of (rows as { id: string; route_id: number; provider_message_id: string; report: Record<string, unknown> }[]).sort(
-    (a, b) => Number(a.id) - Number(b.id),
-  )) {
+  for (const row of rows.sort((a, b) => Number(a.id) - Number(b.id))) {
     const key = `${row.route_id}:${row.provider_message_id}`;
     reports.set(key, [...(reports.get(key) ?? []), row.report]);
   }

@@ -80,7 +80,7 @@ export async function purgeOldEvents(db: Knex, now = new Date()): Promise<number
     // Locking the deliveries first makes an attempt being recorded wait, then find its delivery
     // gone; the deletions, a later statement, see every attempt recorded before the locks.
     await trx.raw(`SELECT count(*) FROM (SELECT id FROM webhook_deliveries WHERE event_id IN (${old}) FOR UPDATE) AS locked`, [cutoff]);
-    const { rows } = await trx.raw(
+    const { rows } = await trx.raw<{ rows: { n: number }[] }>(
       `WITH old AS MATERIALIZED (${old}),
          deliveries AS MATERIALIZED (SELECT id FROM webhook_deliveries WHERE event_id IN (SELECT id FROM old)),
          attempts AS (DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM deliveries)),
@@ -89,6 +89,6 @@ export async function purgeOldEvents(db: Knex, now = new Date()): Promise<number
        SELECT count(*)::int AS n FROM purged`,
       [cutoff],
     );
-    return rows[0].n as number;
+    return rows[0].n;
   });
 }

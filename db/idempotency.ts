@@ -18,7 +18,9 @@ export const keyLockName = (accountId: string, key: string): string => `idempote
  * or whose connection was cut (a database outage) holds it no longer.
  */
 export async function lockKey(trx: Knex.Transaction, accountId: string, key: string): Promise<boolean> {
-  const { rows } = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked', [keyLockName(accountId, key)]);
+  const { rows } = await trx.raw<{ rows: { locked: boolean }[] }>('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked', [
+    keyLockName(accountId, key),
+  ]);
   return rows[0].locked;
 }
 

@@ -45,11 +45,11 @@ export async function waitingParts(trx: Knex.Transaction, group: PartGroup): Pro
 
 /** The group's waiting parts, by sequence, if one of them has waited longer than `seconds`; none otherwise. */
 export async function partsWaitedOut(trx: Knex.Transaction, group: PartGroup, seconds: number): Promise<InboundPartRow[]> {
-  const parts = await trx<InboundPartRow & { waited_out: boolean }>('inbound_parts')
+  const parts = await trx<InboundPartRow>('inbound_parts')
     .where(groupOf(group))
     .whereNull('completed_at')
     .orderBy('sequence')
-    .select('*', trx.raw('created_at < clock_timestamp() - make_interval(secs => ?) AS waited_out', [seconds]));
+    .select<(InboundPartRow & { waited_out: boolean })[]>('*', trx.raw('created_at < clock_timestamp() - make_interval(secs => ?) AS waited_out', [seconds]));
   if (!parts.some((part) => part.waited_out)) return [];
   return parts.map(({ waited_out: _, ...part }) => part);
 }

@@ -18,7 +18,7 @@ export interface SendWindow {
 export async function addKeySends(db: Knex, apiKeyId: string, windows: SendWindow[], count: number): Promise<SendPeriod[]> {
   const day = windows.find((window) => window.period === 'day');
   const month = windows.find((window) => window.period === 'month');
-  const result = await db.raw(
+  const { rows } = await db.raw<{ rows: { period: SendPeriod }[] }>(
     `INSERT INTO key_send_counts AS c (api_key_id, period, starts_on, count)
      SELECT :apiKeyId, w.period, w.starts_on, :count
      FROM (VALUES ('day', :dayStart::date, :dayLimit::int), ('month', :monthStart::date, :monthLimit::int)) AS w (period, starts_on, cap)
@@ -28,7 +28,7 @@ export async function addKeySends(db: Knex, apiKeyId: string, windows: SendWindo
      RETURNING period`,
     { apiKeyId, count, dayStart: day?.startsOn ?? null, dayLimit: day?.limit ?? null, monthStart: month?.startsOn ?? null, monthLimit: month?.limit ?? null },
   );
-  return result.rows.map((row: { period: SendPeriod }) => row.period);
+  return rows.map((row) => row.period);
 }
 
 /** Takes `count` messages back off the key's count of each window (ones it added in this transaction). */
@@ -43,6 +43,8 @@ export async function removeKeySends(db: Knex, apiKeyId: string, windows: SendWi
 }
 
 export async function keySendCount(db: Knex, apiKeyId: string, window: SendWindow): Promise<number> {
-  const row = await db('key_send_counts').where({ api_key_id: apiKeyId, period: window.period, starts_on: window.startsOn }).first('count');
+  const row = await db('key_send_counts')
+    .where({ api_key_id: apiKeyId, period: window.period, starts_on: window.startsOn })
+    .first<{ count: number } | undefined>('count');
   return row?.count ?? 0;
 }

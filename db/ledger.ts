@@ -93,7 +93,7 @@ export async function ledgerSum(db: Knex, accountId: string): Promise<string> {
  * before migration 20261126020000 dropped the messages' key).
  */
 export async function lockBalance(trx: Knex, accountId: string): Promise<string> {
-  const row = await trx('accounts').where({ id: accountId }).forNoKeyUpdate().first('balance');
+  const row = await trx('accounts').where({ id: accountId }).forNoKeyUpdate().first<{ balance: string }>('balance');
   return row.balance;
 }
 
@@ -132,6 +132,6 @@ export async function listLedger(db: Knex, accountId: string, filter: LedgerFilt
 export async function refundedFor(db: Knex, messageId: string): Promise<string> {
   const row = await db('ledger_entries')
     .where({ message_id: messageId, kind: 'refund' })
-    .first(db.raw('coalesce(sum(amount), 0)::numeric(14,4)::text AS total'));
-  return (row as { total: string }).total;
+    .first<{ total: string }>(db.raw('coalesce(sum(amount), 0)::numeric(14,4)::text AS total'));
+  return row.total;
 }

@@ -29,14 +29,14 @@ export interface SubmissionResult {
  * was not begun answers undefined.
  */
 export async function beginSubmissions(db: Knex, submissions: { messageId: string; routeId: number }[]): Promise<(number | undefined)[]> {
-  const { rows } = await db.raw(
+  const { rows } = await db.raw<{ rows: { id: string; message_id: string }[] }>(
     `INSERT INTO message_attempts (message_id, route_id, outcome)
      SELECT i.message_id, i.route_id, 'submitting' FROM unnest(?::text[], ?::integer[]) AS i (message_id, route_id)
      JOIN messages m ON m.id = i.message_id AND m.status = 'pending' FOR SHARE OF m
      RETURNING id, message_id`,
     [submissions.map(({ messageId }) => messageId), submissions.map(({ routeId }) => routeId)],
   );
-  const ids = new Map<string, number>(rows.map((row: { id: string; message_id: string }) => [row.message_id, Number(row.id)]));
+  const ids = new Map(rows.map((row) => [row.message_id, Number(row.id)]));
   // A message twice in one statement would leave one of its ids unanswered: the caller begins those one by one.
   if (new Set(submissions.map(({ messageId }) => messageId)).size !== submissions.length) throw new Error('a message was begun twice in one batch');
   return submissions.map(({ messageId }) => ids.get(messageId));
@@ -58,7 +58,7 @@ export async function settleSubmission(
   result: SubmissionResult,
   pendingError?: NonNullable<MessageRow['error']>,
 ): Promise<boolean> {
-  const { rows } = await db.raw(
+  const { rows } = await db.raw<{ rows: { count: number }[] }>(
     `WITH settled AS (
        UPDATE message_attempts SET outcome = :outcome, error_code = :errorCode, error_message = :errorMessage, duration_ms = :durationMs
        WHERE id = :attemptId AND outcome = 'submitting' RETURNING message_id),

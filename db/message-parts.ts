@@ -28,7 +28,7 @@ export async function markPart(db: Knex, part: PartRow, status: PartStatus): Pro
 
 /** Whether any of these upstream message ids is one part of a concatenated message. */
 export async function anyPartAmong(db: Knex, upstreamIds: { routeId: number; providerMessageId: string }[]): Promise<boolean> {
-  const { rows } = await db.raw(
+  const { rows } = await db.raw<{ rows: unknown[] }>(
     `SELECT 1 FROM message_parts p JOIN unnest(?::integer[], ?::text[]) AS v (route_id, provider_message_id)
        ON p.route_id = v.route_id AND p.provider_message_id = v.provider_message_id LIMIT 1`,
     [upstreamIds.map(({ routeId }) => routeId), upstreamIds.map(({ providerMessageId }) => providerMessageId)],

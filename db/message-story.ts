@@ -43,7 +43,7 @@ const micros = (column: string) => `(extract(epoch FROM ${column}) * 1000000)::b
 /** The rows of a message's story; the caller has found the message (of `accountId`). */
 export async function readStoryRows(db: Knex, accountId: string, messageId: string): Promise<StoryRows> {
   const timed = (table: string) => db(table).select('*', db.raw(`${micros('created_at')} AS at_us`));
-  const [[times], attempts, events, ledger] = await Promise.all([
+  const [[times], attempts, events, ledger] = (await Promise.all([
     db('messages')
       .where({ id: messageId })
       .select(
@@ -55,15 +55,15 @@ export async function readStoryRows(db: Knex, accountId: string, messageId: stri
     timed('message_attempts').where({ message_id: messageId }).orderBy('id'),
     timed('events').where({ message_id: messageId }).orderBy('id'),
     timed('ledger_entries').where({ message_id: messageId, account_id: accountId }).orderBy('id'),
-  ]);
+  ])) as [MessageTimes[], Timed<AttemptRecord>[], Timed<EventRow>[], Timed<LedgerEntryRow>[]];
   const webhookAttempts =
     events.length === 0
       ? []
-      : await timed('webhook_attempts')
+      : ((await timed('webhook_attempts')
           .whereIn(
             'event_id',
-            events.map((event: EventRow) => event.id),
+            events.map((event) => event.id),
           )
-          .orderBy('id');
+          .orderBy('id')) as Timed<AttemptRow>[]);
   return { times, attempts, events, webhookAttempts, ledger };
 }

@@ -297,7 +297,7 @@ export type MessageToSubmit = MessageRow & { submitted: boolean };
  * upstream from one whose earlier try may still be unsettled (its process died mid-submit).
  */
 export async function findMessagesToSubmit(db: Knex, ids: string[]): Promise<MessageToSubmit[]> {
-  const { rows } = await db.raw(
+  const { rows } = await db.raw<{ rows: MessageToSubmit[] }>(
     `SELECT m.*, EXISTS (SELECT 1 FROM message_attempts a WHERE a.message_id = m.id) AS submitted
      FROM messages m WHERE m.id = ANY(?::text[]) ORDER BY m.id`,
     [ids],
@@ -329,7 +329,7 @@ export async function findTimedOutMessages(
   candidates: { routeId: number; messageId: string }[],
 ): Promise<(MessageRow & { reported_by: number })[]> {
   if (candidates.length === 0) return [];
-  const { rows } = await trx.raw(
+  const { rows } = await trx.raw<{ rows: (MessageRow & { reported_by: number })[] }>(
     `SELECT c.route_id AS reported_by, m.* FROM messages m JOIN unnest(?::integer[], ?::text[]) AS c (route_id, message_id) ON m.id = c.message_id
      WHERE m.status = 'failed' AND m.error->>'code' = 'provider_timeout'
        AND EXISTS (SELECT 1 FROM message_attempts a WHERE a.message_id = m.id AND a.route_id = c.route_id AND a.outcome = 'unknown')
@@ -378,7 +378,7 @@ export async function moveMessageStatus(
     .where({ id, status: from })
     .update({ ...changes, ...(changes.error !== undefined && { error: changes.error && JSON.stringify(changes.error) }), status: to } as never)
     .returning('*');
-  const moved = await db.raw(
+  const moved = await db.raw<{ rows: MessageRow[] }>(
     `WITH moved AS (?), counted AS (${countChanges('(SELECT account_id, status, 1 AS delta FROM moved UNION ALL SELECT account_id, ?::text, -1 FROM moved)')}) SELECT * FROM moved`,
     [update, from],
   );
@@ -415,7 +415,7 @@ export interface SentMessage {
  */
 export async function markMessagesSent(db: Knex, sends: SentMessage[]): Promise<MessageRow[]> {
   const ids = sends.map(({ id }) => id);
-  const moved = await db.raw(
+  const moved = await db.raw<{ rows: MessageRow[] }>(
     `WITH v AS (SELECT * FROM jsonb_to_recordset(?::jsonb) AS v (id text, route_id integer, provider_message_id text, attempt_id bigint, duration_ms integer)),
      settled AS (
        UPDATE message_attempts a SET outcome = 'accepted', error_code = NULL, error_message = NULL, duration_ms = v.duration_ms
@@ -439,7 +439,7 @@ export async function markMessagesReported(
   db: Knex,
   reports: { id: string; status: 'delivered' | 'undelivered'; delivered_at?: Date; failed_at?: Date; error?: MessageRow['error'] }[],
 ): Promise<MessageRow[]> {
-  const moved = await db.raw(
+  const moved = await db.raw<{ rows: MessageRow[] }>(
     `WITH moved AS (
        UPDATE messages m SET status = v.status, delivered_at = coalesce(v.delivered_at, m.delivered_at), failed_at = coalesce(v.failed_at, m.failed_at), error = coalesce(v.error, m.error)
        FROM jsonb_to_recordset(?::jsonb) AS v (id text, status text, delivered_at timestamptz, failed_at timestamptz, error jsonb)

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
+import { knexClient } from './statements.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 // An arbitrary constant that names Dispatch's migration lock among the database's advisory locks.
@@ -13,7 +14,8 @@ export const migrationConfig: Knex.MigratorConfig = { directory: MIGRATIONS_DIR,
  * together wait for each other instead of tripping over knex's own lock table.
  */
 export async function migrateLatest(db: Knex): Promise<void> {
-  const connection = await db.client.acquireConnection();
+  const client = knexClient(db);
+  const connection = await client.acquireConnection();
   try {
     await connection.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
@@ -22,7 +24,7 @@ export async function migrateLatest(db: Knex): Promise<void> {
       await connection.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
   } finally {
-    await db.client.releaseConnection(connection);
+    await client.releaseConnection(connection);
   }
 }
 

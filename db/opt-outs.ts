@@ -35,7 +35,7 @@ export async function lockNumbersExclusively(trx: Knex.Transaction, accountId: s
  */
 export async function insertOptOuts(db: Knex, accountId: string, numbers: string[], change: OptOutChange): Promise<OptOutRow[]> {
   if (numbers.length === 0) return [];
-  const result = await db.raw(
+  const result = await db.raw<{ rows: OptOutRow[] }>(
     `WITH inserted AS (
        INSERT INTO opt_outs (account_id, number, source, reason, keyword)
        SELECT :accountId, n, :source, :reason, :keyword FROM unnest(:numbers::text[]) WITH ORDINALITY AS given (n, position) ORDER BY position
@@ -61,7 +61,7 @@ export async function deleteOptOut(
   change: OptOutChange,
   onlySource?: OptOutSource,
 ): Promise<OptOutRow | undefined> {
-  const result = await db.raw(
+  const result = await db.raw<{ rows: OptOutRow[] }>(
     `WITH removed AS (
        DELETE FROM opt_outs WHERE account_id = :accountId AND number = :number AND (:onlySource::text IS NULL OR source = :onlySource)
        RETURNING *),

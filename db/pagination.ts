@@ -22,17 +22,15 @@ export const NEWEST_FIRST: { column: string; order: 'desc' }[] = [
  * row whose `n` is the total, handed back whole as `totalRow` for any other figure it carries.
  */
 export async function readPage<Row>(db: Knex, rows: Knex.QueryBuilder, total: Knex.QueryBuilder): Promise<Page<Row> & { totalRow: Record<string, unknown> }> {
-  const result = await db.raw(
+  const result = await db.raw<{ rows: (Row & { id: unknown; page_total: Record<string, unknown> })[] }>(
     `WITH page AS ?, total AS ?
      SELECT to_jsonb(total) AS page_total, page.* FROM total LEFT JOIN page ON true
      ORDER BY page.created_at DESC, page.id DESC`,
     [rows, total],
   );
-  const [{ page_total: totalRow }] = result.rows as { page_total: Record<string, unknown> }[];
+  const [{ page_total: totalRow }] = result.rows;
   // An empty page still answers the total's row, with nulls for the page's columns.
-  const pageRows = (result.rows as (Row & { id: unknown; page_total?: unknown })[])
-    .filter((row) => row.id !== null)
-    .map(({ page_total, ...row }) => row as unknown as Row);
+  const pageRows = result.rows.filter((row) => row.id !== null).map(({ page_total, ...row }) => row as unknown as Row);
   return { rows: pageRows, total: Number(totalRow.n), totalRow };
 }
 

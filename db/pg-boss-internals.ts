@@ -54,7 +54,7 @@ export function prepareStatements(boss: PgBoss): void {
  * (a webhook retry hours away) is counted but is not late: its wait starts when it is due.
  */
 export async function queueDepths(db: Knex, queues: string[]): Promise<{ name: string; state: string; count: number; oldest_seconds: number }[]> {
-  const result = await db.raw(
+  const result = await db.raw<{ rows: { name: string; state: string; count: number; oldest_seconds: number }[] }>(
     `SELECT name, state, count(*)::int AS count,
        coalesce(extract(epoch FROM now() - min(CASE WHEN state = 'active' THEN coalesce(started_on, created_on) ELSE start_after END)
          FILTER (WHERE state = 'active' OR start_after <= now())), 0)::float AS oldest_seconds

@@ -81,7 +81,7 @@ export async function assignRoute(db: Knex, accountId: string, routeId: number, 
     .insert({ account_id: accountId, route_id: routeId, priority })
     .onConflict(['account_id', 'route_id'])
     .merge({ priority })
-    .returning('*');
+    .returning<AssignmentRow[]>('*');
   return row;
 }
 
@@ -118,7 +118,7 @@ export async function sendingStateOfAccounts(db: Knex, accountIds: string[]): Pr
   for (const { account_id: accountId, account_active: active, ...route } of rows) {
     const state = states.get(accountId) as AccountSendingState;
     state.active = active;
-    if (route.id !== null) state.routes.push(route as RouteRow);
+    if (route.id !== null) state.routes.push(route);
   }
   return accountIds.map((id) => states.get(id) as AccountSendingState);
 }

@@ -17,7 +17,7 @@ export interface SenderRow {
 
 /** Inserts a pending sender; null when the account already has this sender_id. */
 export async function insertSender(db: Knex, sender: Pick<SenderRow, 'id' | 'account_id' | 'sender_id' | 'type' | 'country_code'>): Promise<SenderRow | null> {
-  const result = await db.raw(
+  const result = await db.raw<{ rows: SenderRow[] }>(
     `INSERT INTO senders (id, account_id, sender_id, type, country_code)
      VALUES (:id, :account_id, :sender_id, :type, :country_code)
      ON CONFLICT (account_id, sender_id) DO NOTHING RETURNING *`,

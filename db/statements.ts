@@ -4,11 +4,25 @@ import { Batcher } from '../lib/batcher.ts';
 
 /*
  * Statements on Knex's connections, as the hot paths need them: prepared by name, issued side by
- * side on a pipelining connection, or several written in one order. runPrepared reaches Knex's
+ * side on a pipelining connection, or several written in one order. knexClient reaches Knex's
  * client for a pooled connection (`client.acquireConnection` and `releaseConnection`, not public
  * API, checked against knex 3.3), since Knex's query builder prepares nothing;
  * test/db/pipelining.test.ts fails when an upgrade changes them.
  */
+
+/** What these statements use of a pooled connection (the driver's client). */
+export interface DriverConnection {
+  query<Row = unknown>(statement: Statement | string, values?: unknown[]): Promise<{ rows: Row[] }>;
+}
+
+/** Knex's client, as far as it is reached here: a pooled connection (the transaction's, in a transaction), and its release. */
+export interface KnexClient {
+  acquireConnection(): Promise<DriverConnection>;
+  releaseConnection(connection: DriverConnection): Promise<void>;
+}
+
+/** Knex types its client `any`. */
+export const knexClient = (db: Knex): KnexClient => db.client as KnexClient;
 
 /** A batcher per pool, made on first use, whose batches `run` answers on that pool. */
 export function pooledBatcher<Request, Answer>(run: (db: Knex, requests: Request[]) => Promise<Answer[]>): (db: Knex) => Batcher<Request, Answer> {
@@ -37,12 +51,13 @@ export interface Statement {
  * result; without a name the statement is planned as any other.
  */
 export async function runPrepared<Row>(db: Knex, statement: Statement): Promise<Row[]> {
-  const connection = await db.client.acquireConnection();
+  const client = knexClient(db);
+  const connection = await client.acquireConnection();
   try {
-    const { rows } = await connection.query(statement);
+    const { rows } = await connection.query<Row>(statement);
     return rows;
   } finally {
-    await db.client.releaseConnection(connection);
+    await client.releaseConnection(connection);
   }
 }
 
@@ -71,11 +86,12 @@ export async function sideBySide<T extends readonly unknown[] | []>(work: T): Pr
  * connection.
  */
 export async function runInOrder(db: Knex, statements: Statement[]): Promise<unknown[][]> {
-  const connection = await db.client.acquireConnection();
+  const client = knexClient(db);
+  const connection = await client.acquireConnection();
   try {
     return await Promise.all(statements.map(async (statement) => (await connection.query(statement)).rows));
   } finally {
-    await db.client.releaseConnection(connection);
+    await client.releaseConnection(connection);
   }
 }
 

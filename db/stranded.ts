@@ -12,11 +12,11 @@ export const STRANDED_BATCH = 1000;
  * (see liveJobValues), then the few it leaves are read by their primary key.
  */
 export async function strandedMessageIds(db: Knex, before: Date, limit = STRANDED_BATCH): Promise<string[]> {
-  const { rows } = await db.raw(
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
     `SELECT m.id FROM messages m
      JOIN (SELECT id FROM messages WHERE status = 'pending' AND created_at < ? EXCEPT ${liveJobValues(QUEUES.sendMessage.name, [...SEND_JOB_FIELDS])}) AS stranded ON stranded.id = m.id
      ORDER BY m.created_at LIMIT ?`,
     [before, limit],
   );
-  return rows.map((row: { id: string }) => row.id);
+  return rows.map((row) => row.id);
 }

@@ -161,17 +161,17 @@ export async function abandonDelivery(db: Knex, id: number): Promise<void> {
 /** Pending deliveries created before `before` that no job will move (their job died, or was spent during an outage). */
 export async function strandedDeliveryIds(db: Knex, before: Date, limit = 1000): Promise<number[]> {
   // A set difference computed once, as liveJobValues says a scan must.
-  const { rows } = await db.raw(
+  const { rows } = await db.raw<{ rows: { id: number }[] }>(
     `SELECT id::bigint AS id FROM (SELECT id::text FROM webhook_deliveries WHERE status = 'pending' AND created_at < ?
        EXCEPT ${liveJobValues(QUEUES.deliverWebhook.name, ['delivery_id'])}) AS stranded ORDER BY 1 LIMIT ?`,
     [before, limit],
   );
-  return rows.map((row: { id: number }) => row.id);
+  return rows.map((row) => row.id);
 }
 
 /** Read after locking the delivery's row, so that a job committed meanwhile by its holder is seen. */
 export async function isStranded(db: Knex, id: number): Promise<boolean> {
-  const row = await db('webhook_deliveries as d')
+  const row: unknown = await db('webhook_deliveries as d')
     .where({ 'd.id': id, 'd.status': 'pending' })
     .andWhereRaw(noLiveJob(QUEUES.deliverWebhook.name, ['delivery_id'], 'd.id'))
     .first('d.id');
@@ -213,13 +213,13 @@ export async function recordEndpointAttempt(
       ...(attempt.succeeded ? { failure_count: 0, last_success_at: db.fn.now() } : { last_failure_at: db.fn.now() }),
       prompt_since: attempt.prompt ? db.raw('coalesce(prompt_since, now())') : null,
     })
-    .returning(['prompt_since', 'last_success_at', 'last_failure_at']);
+    .returning<Pick<EndpointRow, 'prompt_since' | 'last_success_at' | 'last_failure_at'>[]>(['prompt_since', 'last_success_at', 'last_failure_at']);
   return row;
 }
 
 /** Counts one more failed delivery in a row; answers the new count. */
 export async function countFailedDelivery(db: Knex, id: string): Promise<number> {
-  const [row] = await db('webhook_endpoints').where({ id }).increment('failure_count', 1).returning('failure_count');
+  const [row] = await db('webhook_endpoints').where({ id }).increment('failure_count', 1).returning<{ failure_count: number }[]>('failure_count');
   return row.failure_count;
 }
 

@@ -62,7 +62,7 @@ function buildSeptetCostTable(): Uint8Array {
 }
 
 function septetCost(codeUnit: number): number {
-  return codeUnit < SEPTET_COST.length ? SEPTET_COST[codeUnit]! : 0;
+  return codeUnit < SEPTET_COST.length ? SEPTET_COST[codeUnit] : 0;
 }
 
 function isHighSurrogate(codeUnit: number): boolean {

@@ -98,7 +98,7 @@ export async function storeWaitedOutParts(db: Knex, jobs: JobQueue, timeoutSecon
 
 /** One message from a group's parts (given by sequence), in the caller's transaction. */
 async function storeParts(trx: Knex.Transaction, jobs: JobQueue, parts: InboundPartRow[], complete: boolean, log?: InboundLog): Promise<void> {
-  const first = parts[0]!;
+  const first = parts[0];
   await recordInbound(
     trx,
     jobs,

@@ -234,7 +234,7 @@ const upstreamKey = ({ routeId, providerMessageId }: { routeId: number; provider
  * on one upstream message are taken in arrival order, one round each.
  */
 export async function recordDeliveryReports(db: Knex, jobs: JobQueue, reports: RouteReport[]): Promise<RecordedReport[]> {
-  const recorded: RecordedReport[] = new Array(reports.length);
+  const recorded = new Array<RecordedReport>(reports.length);
   const rounds: number[][] = [];
   const seen = new Map<string, number>();
   reports.forEach(({ routeId, report }, index) => {

@@ -43,7 +43,7 @@ export class SendGroupCommit {
   }
 
   async #acceptGroup(sends: SendItem[]): Promise<(MessageRow | Error)[]> {
-    const outcomes: (MessageRow | Error)[] = new Array(sends.length);
+    const outcomes = new Array<MessageRow | Error>(sends.length);
     const alone: number[] = [];
     let together = sends.map((_, index) => index);
     while (together.length > 0) {

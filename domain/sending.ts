@@ -103,7 +103,7 @@ async function insufficientFor(trx: Knex.Transaction, account: AccountRow, cost:
  * ascending order, then the balances in ascending order, each held to the commit.
  */
 export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: SendItem[], policy: BatchPolicy, now = new Date()): Promise<SendOutcome[]> {
-  const outcomes: SendOutcome[] = new Array(items.length);
+  const outcomes = new Array<SendOutcome>(items.length);
   const refusedRows: { index: number; row: NewMessage }[] = [];
   const refuse = (index: number, refusal: ApiError, planned?: BodyToSend, country: string | null = null) => {
     outcomes[index] = { refusal };
@@ -158,7 +158,7 @@ export async function acceptBatch(trx: Knex.Transaction, jobs: JobQueue, items: 
     );
   }
 
-  const rows = new Map((stored as MessageRow[]).map((row) => [row.id, row]));
+  const rows = new Map(stored.map((row) => [row.id, row]));
   for (const { index, id } of accepted) outcomes[index] = { message: rows.get(id)! };
   for (const { index, row } of refusedRows) outcomes[index] = { ...outcomes[index], message: rows.get(row.id)! };
   await recordEvents(

@@ -90,7 +90,7 @@ class JobDispatcher<Data extends object> {
         try {
           const jobs = this.options.turns
             ? await fetchInTurn<Data>(this.boss, this.queue, free, this.options.turns)
-            : ((await this.boss.fetch<Data>(this.queue, { ...this.options.fetch, batchSize: free, includeMetadata: true })) as JobWithMetadata<Data>[]);
+            : await this.boss.fetch<Data>(this.queue, { ...this.options.fetch, batchSize: free, includeMetadata: true });
           for (const job of jobs) this.launch(job);
         } catch (error) {
           this.onError(error);
@@ -123,7 +123,12 @@ class JobDispatcher<Data extends object> {
 
   private async settle(job: JobWithMetadata<Data>): Promise<void> {
     const heartbeat = job.heartbeatSeconds
-      ? setInterval(() => this.boss.touch(this.queue, job).catch(this.onError), (job.heartbeatSeconds * 1000) / 2)
+      ? setInterval(
+          () => {
+            this.boss.touch(this.queue, job).catch(this.onError);
+          },
+          (job.heartbeatSeconds * 1000) / 2,
+        )
       : undefined;
     try {
       await this.handle(job);

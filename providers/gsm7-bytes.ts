@@ -75,9 +75,9 @@ export function decodeGsm7(bytes: Uint8Array): string {
   let text = '';
   for (let i = 0; i < bytes.length; i++) {
     if (bytes[i] === GSM7_ESCAPE && i + 1 < bytes.length) {
-      text += EXTENSION_CHARS.get(bytes[++i]!) ?? ' ';
+      text += EXTENSION_CHARS.get(bytes[++i]) ?? ' ';
     } else {
-      text += GSM7_BASIC[bytes[i]! & 0x7f];
+      text += GSM7_BASIC[bytes[i] & 0x7f];
     }
   }
   return text;

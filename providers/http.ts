@@ -21,6 +21,19 @@ export interface HttpConfig {
   failover_on_timeout?: boolean;
 }
 
+/** What Dispatch POSTs to the provider's URL for each message. */
+export interface HttpSubmitPayload {
+  message_id: string;
+  to: string;
+  from: string;
+  body: string;
+  encoding: OutboundMessage['encoding'];
+  segments: number;
+  dlr_url: string;
+  /** Seconds the provider may keep trying; present when the message has a validity period. */
+  validity_period?: number;
+}
+
 export const DEFAULT_TIMEOUT_MS = 5000;
 const MIN_TIMEOUT_MS = 100;
 const MAX_TIMEOUT_MS = 60_000;
@@ -97,7 +110,7 @@ export function createHttpProvider(config: HttpConfig, context: ProviderContext)
 
   return {
     submit(message: OutboundMessage): Promise<SubmitOutcome> {
-      const payload = {
+      const payload: HttpSubmitPayload = {
         message_id: message.messageId,
         to: message.to,
         from: message.from,
@@ -110,8 +123,9 @@ export function createHttpProvider(config: HttpConfig, context: ProviderContext)
       return post(target, agent, { ...headers, 'Idempotency-Key': message.messageId }, Buffer.from(JSON.stringify(payload), 'utf8'), timeoutMs);
     },
 
-    async close(): Promise<void> {
+    close(): Promise<void> {
       agent.destroy();
+      return Promise.resolve();
     },
   };
 }
@@ -275,7 +289,7 @@ function errorCode(error: unknown): string | undefined {
 /** Words a person understands ('connection refused', 'host example.test not found') for what node:http emits. */
 function describeNetworkError(error: unknown, host: string): string {
   const code = errorCode(error);
-  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0].trim();
   if (code === 'ENOTFOUND' || code === 'EAI_NONAME' || code === 'EAI_NODATA') return `host ${host} not found`;
   if (code === 'EAI_AGAIN' || code === 'EAI_FAIL') return `DNS lookup of ${host} failed`;
   // Node's name for a connection the peer ended without answering.

@@ -72,31 +72,37 @@ export function createSimulatorProvider(config: SimulatorConfig, context: Provid
     });
   };
 
+  // The simulator does no I/O: a submission's outcome is known at once.
+  const submitNow = (): SubmitOutcome => {
+    if (closed) return { status: 'retryable', code: 'provider_unavailable', message: 'The simulator is closed.' };
+    if (config.outcome === 'rejected') return { status: 'rejected', code: 'provider_rejected', message: 'The simulator rejects every message.' };
+    if (config.outcome === 'unavailable') return { status: 'retryable', code: 'provider_unavailable', message: 'The simulator is unavailable.' };
+    const providerMessageId = `sim-${randomUUID()}`;
+    later(() => {
+      const report: DeliveryReport =
+        config.outcome === 'delivered'
+          ? { providerMessageId, status: 'delivered', at: new Date() }
+          : {
+              providerMessageId,
+              status: 'undelivered',
+              errorCode: 'UNDELIV',
+              errorMessage: 'The simulator reports the handset unreachable.',
+              at: new Date(),
+            };
+      deliver(report, Date.now(), minMs);
+    }, config.dlr_delay_ms ?? 1000);
+    return { status: 'accepted', providerMessageId };
+  };
+
   return {
-    async submit(): Promise<SubmitOutcome> {
-      if (closed) return { status: 'retryable', code: 'provider_unavailable', message: 'The simulator is closed.' };
-      if (config.outcome === 'rejected') return { status: 'rejected', code: 'provider_rejected', message: 'The simulator rejects every message.' };
-      if (config.outcome === 'unavailable') return { status: 'retryable', code: 'provider_unavailable', message: 'The simulator is unavailable.' };
-      const providerMessageId = `sim-${randomUUID()}`;
-      later(() => {
-        const report: DeliveryReport =
-          config.outcome === 'delivered'
-            ? { providerMessageId, status: 'delivered', at: new Date() }
-            : {
-                providerMessageId,
-                status: 'undelivered',
-                errorCode: 'UNDELIV',
-                errorMessage: 'The simulator reports the handset unreachable.',
-                at: new Date(),
-              };
-        deliver(report, Date.now(), minMs);
-      }, config.dlr_delay_ms ?? 1000);
-      return { status: 'accepted', providerMessageId };
+    submit(): Promise<SubmitOutcome> {
+      return Promise.resolve(submitNow());
     },
-    async close() {
+    close(): Promise<void> {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      return Promise.resolve();
     },
   };
 }

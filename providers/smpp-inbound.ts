@@ -80,9 +80,9 @@ export function readInboundPdu(pdu: InboundPdu): InboundReading {
  */
 export function udhConcatenation(elements: Buffer[]): InboundDelivery['concatenation'] | undefined {
   for (const element of elements) {
-    if (element[0] === IEI_CONCAT_8BIT && element[1] === 3 && element.length >= 5) return { reference: element[2]!, total: element[3]!, sequence: element[4]! };
+    if (element[0] === IEI_CONCAT_8BIT && element[1] === 3 && element.length >= 5) return { reference: element[2], total: element[3], sequence: element[4] };
     if (element[0] === IEI_CONCAT_16BIT && element[1] === 4 && element.length >= 6)
-      return { reference: element.readUInt16BE(2), total: element[4]!, sequence: element[5]! };
+      return { reference: element.readUInt16BE(2), total: element[4], sequence: element[5] };
   }
   return undefined;
 }

@@ -37,15 +37,15 @@ export function parseReceiptText(text: string): ReceiptFields {
   const fields: ReceiptFields = {};
   const matches = [...text.matchAll(KEY_PATTERN)];
   for (const [i, match] of matches.entries()) {
-    const key = KEYS[match[1]!.toLowerCase().replace(/[ _]/g, '')]!;
-    const start = match.index! + match[0].length;
+    const key = KEYS[match[1].toLowerCase().replace(/[ _]/g, '')];
+    const start = match.index + match[0].length;
     if (key === 'text') {
       // The original message's first characters: free text that may itself contain "id:".
       fields.text ??= text.slice(start);
       break;
     }
-    const end = i + 1 < matches.length ? matches[i + 1]!.index! : text.length;
-    const value = text.slice(start, end).trim().split(/\s+/)[0]!;
+    const end = i + 1 < matches.length ? matches[i + 1].index : text.length;
+    const value = text.slice(start, end).trim().split(/\s+/)[0];
     if (value !== '' && fields[key] === undefined) fields[key] = value;
   }
   return fields;
@@ -56,9 +56,9 @@ export function parseReceiptDate(value: string | undefined): Date | undefined {
   const match = value?.match(/^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?$/);
   if (!match) return undefined;
   const [year, month, day, hour, minute, second] = match.slice(1).map((part) => Number(part ?? 0));
-  const date = new Date(Date.UTC(2000 + year!, month! - 1, day, hour, minute, second));
+  const date = new Date(Date.UTC(2000 + year, month - 1, day, hour, minute, second));
   const valid =
-    date.getUTCMonth() === month! - 1 &&
+    date.getUTCMonth() === month - 1 &&
     date.getUTCDate() === day &&
     date.getUTCHours() === hour &&
     date.getUTCMinutes() === minute &&

@@ -258,7 +258,7 @@ class SmppLink {
       return { ...sent, message: part };
     }
     // Receipts come per part, each naming its own id.
-    return total === 1 ? { status: 'accepted', providerMessageId: partIds[0]! } : { status: 'accepted', providerMessageId: partIds[0]!, partIds };
+    return total === 1 ? { status: 'accepted', providerMessageId: partIds[0] } : { status: 'accepted', providerMessageId: partIds[0], partIds };
   }
 
   /** One submit_sm: the SMSC's message id, or why there is none. */

@@ -68,7 +68,7 @@ async function attempt<T extends Measurement>(target: string, what: string, meas
     figures[target] = measurement.figures;
     return measurement;
   } catch (error) {
-    log(`${target} failed: ${(error as Error).stack ?? error}`);
+    log(`${target} failed: ${(error as Error).stack ?? String(error)}`);
     rows.push({ target, what, measured: `error: ${(error as Error).message.split('\n')[0]}`, baseline: '', ratio: '', goal: '', pass: false });
     return undefined;
   }
@@ -92,7 +92,7 @@ try {
   upstream = await startUpstream(runDir);
   dispatch = await startDispatchProcesses(options.processes, options.workerProcesses, database.url, adminToken, runDir, options.cpuProfileDir);
   pool = new pg.Pool({ connectionString: database.url, max: 3 });
-  const { rows: version } = await pool.query('SHOW server_version');
+  const { rows: version } = await pool.query<{ server_version: string }>('SHOW server_version');
   const admin = new Admin(dispatch.api[0].baseUrl, adminToken);
   const bench = new Bench({
     options,

@@ -74,7 +74,9 @@ function examplePath(document: OpenApiDocument, path: string, parameters: Parame
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const parameter = parameters.find((candidate) => candidate.in === 'path' && candidate.name === name);
     if (parameter?.example === undefined) throw new Error(`${operationId}: the path parameter ${name} has no example`);
-    return encodeURIComponent(String(parameter.example));
+    if (typeof parameter.example !== 'string' && typeof parameter.example !== 'number')
+      throw new Error(`${operationId}: the example of the path parameter ${name} is not a string or a number`);
+    return encodeURIComponent(parameter.example);
   });
 }
 

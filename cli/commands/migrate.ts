@@ -22,7 +22,7 @@ async function checkReachable(databaseUrl: string): Promise<void> {
 /** The names of the applied migrations (knex's own bookkeeping table). */
 async function appliedMigrations(db: Knex): Promise<Set<string>> {
   if (!(await db.schema.hasTable('knex_migrations'))) return new Set();
-  const rows: { name: string }[] = await db('knex_migrations').select('name').orderBy('id');
+  const rows = await db('knex_migrations').select<{ name: string }[]>('name').orderBy('id');
   return new Set(rows.map((row) => row.name));
 }
 

@@ -91,7 +91,7 @@ export async function up(knex: Knex): Promise<void> {
     `);
   });
   // Until the last bucket row has moved, a read sees part of the history's latencies (never of its counts).
-  for (let moved = MOVE_BATCH; moved === MOVE_BATCH;) moved = (await knex.raw(moveBucketRows)).rows[0].moved;
+  for (let moved = MOVE_BATCH; moved === MOVE_BATCH;) moved = (await knex.raw<{ rows: { moved: number }[] }>(moveBucketRows)).rows[0].moved;
   await knex.raw('ALTER TABLE message_stat_details VALIDATE CONSTRAINT message_stat_details_kind_check');
 }
 

@@ -180,7 +180,7 @@ describe('the listener for key and account changes', () => {
       const [own] = (await listeningBackends()).filter((pid) => !others.includes(pid));
       await harness.db.raw('SELECT pg_terminate_backend(?)', [own]);
       await eventually(
-        async () => events.length,
+        () => events.length,
         (count) => count === 4,
         { what: 'the loss and the new connection' },
       );
@@ -188,7 +188,7 @@ describe('the listener for key and account changes', () => {
       const tenant = await createTenant();
       await setAccountStatus(harness.db, tenant.accountId, 'closed');
       await eventually(
-        async () => events,
+        () => events,
         (seen) => seen.includes(`change ${tenant.accountId}`),
         { what: 'the change' },
       );
@@ -219,7 +219,7 @@ describe('the announcements of changes that authentication reads', () => {
     await setAccountStatus(harness.db, loud.accountId, 'closed');
     // Announcements arrive in commit order: once the last one is heard, the earlier ones would have been.
     await eventually(
-      async () => heard,
+      () => heard,
       (ids) => ids.includes(loud.accountId),
       { what: 'the closing' },
     );

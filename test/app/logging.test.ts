@@ -5,13 +5,13 @@ import { freePort } from '../../app/free-port.ts';
 import { createLogger } from '../../app/logger.ts';
 import type { Dispatch } from '../../app/server.ts';
 import { randomBase62 } from '../../domain/ids.ts';
-import { call } from '../support/client.ts';
+import { call, type AnswerData } from '../support/client.ts';
 import { eventually } from '../support/fixtures.ts';
 import { ADMIN_TOKEN, startInstance, TEST_WEBHOOK_ENV } from '../support/harness.ts';
 import { siblingDatabase } from '../support/sibling-database.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
-type LogRecord = Record<string, any>;
+type LogRecord = Record<string, unknown>;
 
 /** A Dispatch of this test's own (on a database of its own, so that no other instance takes its jobs), whose log records are kept. */
 describe('logs', function () {
@@ -38,7 +38,7 @@ describe('logs', function () {
     await sibling?.drop();
   });
 
-  const admin = async (method: string, path: string, body?: object) => {
+  const admin = async <M extends string, P extends string>(method: M, path: P, body?: object): Promise<AnswerData<M, P>> => {
     const response = await call(method, path, { auth: 'admin', baseUrl: dispatch.baseUrl, body });
     expect(response.status, JSON.stringify(response.body)).to.be.oneOf([200, 201]);
     return response.body.data;
@@ -61,7 +61,7 @@ describe('logs', function () {
       await admin('PUT', `/admin/accounts/${account.id}/routes/${route.id}`, { priority });
       routes.push(route);
     }
-    return { accountId: account.id as string, key: key.plain_key as string, keyId: key.id as string, routes };
+    return { accountId: account.id, key: key.plain_key, keyId: key.id, routes };
   }
 
   const send = async (key: string) => {
@@ -71,12 +71,12 @@ describe('logs', function () {
       body: { to: '+14155550123', from: 'Dispatch', body: 'Logged' },
     });
     expect(response.status, JSON.stringify(response.body)).to.equal(201);
-    return response.body.data.id as string;
+    return response.body.data.id;
   };
   const message = async (key: string, id: string) => (await call('GET', `/messages/${id}`, { auth: key, baseUrl: dispatch.baseUrl })).body.data;
   const logged = (what: string, match: (record: LogRecord) => boolean) =>
     eventually(
-      async () => records.filter(match),
+      () => records.filter(match),
       (found) => found.length > 0,
       { what },
     );
@@ -127,7 +127,7 @@ describe('logs', function () {
     await send(key);
     const attempts = TEST_WEBHOOK_ENV.WEBHOOK_RETRY_SCHEDULE.split(',').length;
     const failures = await eventually(
-      async () => records.filter((record) => record.msg === 'webhook attempt failed' && record.endpoint_id === endpoint.id),
+      () => records.filter((record) => record.msg === 'webhook attempt failed' && record.endpoint_id === endpoint.id),
       (found) => found.length === attempts,
       { what: 'every attempt logged' },
     );
@@ -165,7 +165,7 @@ describe('logs', function () {
       const ready =
         until &&
         eventually(
-          async () => out.stderr,
+          () => out.stderr,
           (text) => until.test(text) || child.exitCode !== null,
           { what: 'the process to start', timeoutMs: 30_000 },
         );
@@ -181,7 +181,7 @@ describe('logs', function () {
       expect(baseUrl, started.out.stderr).to.match(/^http:/);
       expect((await call('GET', '/account', { baseUrl })).status).to.equal(401);
       await eventually(
-        async () => started.out.stdout,
+        () => started.out.stdout,
         (text) => text.includes('"msg":"request"'),
         { what: 'the request line' },
       );

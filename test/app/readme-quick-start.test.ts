@@ -51,7 +51,7 @@ describe('the README quick start', function () {
       await exited;
       // The PostgreSQL of npm start may still be writing its last WAL as npm exits: the directory can go once it is down.
       await eventually(
-        async () => existsSync(join(dir, '.data', 'postgres', 'postmaster.pid')),
+        () => existsSync(join(dir, '.data', 'postgres', 'postmaster.pid')),
         (running) => !running,
         { what: 'the embedded PostgreSQL to stop' },
       );
@@ -117,9 +117,7 @@ describe('the README quick start', function () {
     const { api_key: key } = JSON.parse(await readFile(join(dir, '.data', 'credentials.json'), 'utf8'));
     const baseUrl = `http://127.0.0.1:${port}/api/v1`;
     const optOuts = await call('GET', '/opt-outs', { auth: key, baseUrl });
-    expect(
-      optOuts.body.data.map((optOut: { number: string; source: string; keyword: string }) => [optOut.number, optOut.source, optOut.keyword]),
-    ).to.deep.equal([['+14155550123', 'keyword', 'STOP']]);
+    expect(optOuts.body.data.map((optOut) => [optOut.number, optOut.source, optOut.keyword])).to.deep.equal([['+14155550123', 'keyword', 'STOP']]);
     // Newest first: the confirmation, from the long code, then the first step's message; the refused send left nothing.
     const messages = await call('GET', '/messages', { auth: key, baseUrl });
     expect(messages.body.data.map((message: { to: string; from: string }) => [message.from, message.to])).to.deep.equal([

@@ -4,7 +4,7 @@ import { redactPath } from '../../app/log-redaction.ts';
 import { createLogger } from '../../app/logger.ts';
 import type { Dispatch } from '../../app/server.ts';
 import { randomBase62 } from '../../domain/ids.ts';
-import { call, loadContract, type RequestOptions } from '../support/client.ts';
+import { call, loadContract, type Answer, type RequestOptions } from '../support/client.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
 import { FakeSmsc } from '../support/fake-smsc.ts';
 import { ADMIN_TOKEN, startInstance } from '../support/harness.ts';
@@ -34,7 +34,7 @@ describe('secrets after a realistic run', function () {
   let plainKeys: string[];
 
   /** Every call of the run goes through the contract-checking client; its answer is kept for the stack-trace check. */
-  async function api(method: string, path: string, options: RequestOptions = {}) {
+  async function api<M extends string, P extends string>(method: M, path: P, options: RequestOptions = {}): Promise<Answer<M, P>> {
     const response = await call(method, path, { baseUrl: dispatch.baseUrl, ...options });
     answers.push(JSON.stringify(response.body));
     return response;
@@ -111,7 +111,7 @@ describe('secrets after a realistic run', function () {
     const messageIds = [single.id, ...bulk.messages.map((message: { id: string }) => message.id), viaSmpp.id];
 
     await waitFor('three HTTP submits', () => provider.requests.length >= 3);
-    const dlrUrl = provider.requests[0].body.dlr_url as string;
+    const dlrUrl = provider.requests[0].body.dlr_url;
     secrets['the delivery-report token'] = dlrUrl.split('/').at(-1) as string;
     for (const request of provider.requests) {
       await raw(dlrUrl, {

@@ -32,7 +32,7 @@ describe("the bench's --cpu-prof", () => {
     await busy.stop();
     expect(await readdir(join(dir, 'profiles'))).to.deep.equal(['busy-1.cpuprofile']);
     const profile = JSON.parse(await readFile(join(dir, 'profiles', 'busy-1.cpuprofile'), 'utf8')) as { nodes: unknown[]; samples: unknown[] };
-    expect(profile.nodes).to.not.be.empty;
-    expect(profile.samples).to.not.be.empty;
+    expect(profile.nodes).to.have.length.above(0);
+    expect(profile.samples).to.have.length.above(0);
   });
 });

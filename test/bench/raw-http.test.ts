@@ -96,12 +96,14 @@ describe("the bench's raw HTTP client", () => {
   /** A server that answers each request with `writes`, one per turn of its event loop. */
   async function rawServer(writes: string[], then?: (socket: net.Socket) => void): Promise<URL> {
     const server = net.createServer((socket) => {
-      socket.once('data', async () => {
-        for (const write of writes) {
-          socket.write(write);
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-        then?.(socket);
+      socket.once('data', () => {
+        void (async () => {
+          for (const write of writes) {
+            socket.write(write);
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          then?.(socket);
+        })();
       });
     });
     servers.push(server);

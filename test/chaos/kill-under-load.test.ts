@@ -66,7 +66,7 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
       return { done: rows.length === 0, detail: 'the key is still locked' };
     });
 
-  const acceptedIds = () => new Set(lastTry.filter(is201).map((outcome) => outcome.body.data.id as string));
+  const acceptedIds = () => new Set(lastTry.filter(is201).map((outcome) => (outcome.body.data as { id: string }).id));
 
   before(async () => {
     // Every fifth message is reported undelivered; submits take up to half a second, so many are in flight at the kill.
@@ -98,7 +98,7 @@ describe('Dispatch killed with kill -9 under load, then restarted on the same da
     await eventually(
       'sends accepted, submitted and their webhooks under way, so that the kill lands mid-load',
       120_000,
-      async () => {
+      () => {
         atKill = { accepted: firstTry.filter(is201).length, submitted: primary.fake.requests.length, webhooks: receiver.received.length };
         // Should every send be answered first, the kill still comes, and the first test says it came too late.
         const allAnswered = firstTry.filter(Boolean).length === SENDS;

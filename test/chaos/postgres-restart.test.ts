@@ -24,7 +24,7 @@ const is201 = (outcome: CallOutcome) => isAnswer(outcome) && outcome.status === 
 const isRetryLater = (outcome: CallOutcome) => isAnswer(outcome) && outcome.status === 503 && /^[1-9]\d*$/.test(outcome.headers.get('retry-after') ?? '');
 const describeOutcome = (outcome: CallOutcome) =>
   isAnswer(outcome)
-    ? `${outcome.status} Retry-After=${outcome.headers.get('retry-after')} ${JSON.stringify(outcome.body.error ?? outcome.body.data?.status)} (${outcome.body.meta?.request_id})`
+    ? `${outcome.status} Retry-After=${outcome.headers.get('retry-after')} ${JSON.stringify(outcome.body.error ?? (outcome.body.data as { status?: string } | undefined)?.status)} (${outcome.body.meta?.request_id})`
     : `${outcome.kind}${'detail' in outcome ? `: ${outcome.detail.slice(0, 300)}` : ''}`;
 
 describe('PostgreSQL stopped in immediate mode under load, then started again, with Dispatch left running', function () {
@@ -40,7 +40,7 @@ describe('PostgreSQL stopped in immediate mode under load, then started again, w
   /** Why Dispatch did not take sends again after the outage, if it did not. */
   let notRecovered: string | undefined;
 
-  const accepted = () => load.outcomes.filter(is201).map((outcome) => (outcome as CallOutcome & { kind: 'answer' }).body.data.id as string);
+  const accepted = () => load.outcomes.filter(is201).map((outcome) => ((outcome as CallOutcome & { kind: 'answer' }).body.data as { id: string }).id);
 
   before(async () => {
     // Reports come 1.5 s after each accepting answer, so that many fall into the outage.
@@ -62,7 +62,7 @@ describe('PostgreSQL stopped in immediate mode under load, then started again, w
     await eventually(
       'sends accepted and submitted before the outage',
       60_000,
-      async () => ({
+      () => ({
         done: accepted().length >= 60 && provider.fake.requests.length >= 20,
         detail: `answers so far: ${tally(load.outcomes)}; submits: ${provider.fake.requests.length}`,
       }),
@@ -75,7 +75,7 @@ describe('PostgreSQL stopped in immediate mode under load, then started again, w
     await eventually(
       'sends answered while PostgreSQL is down',
       120_000,
-      async () => {
+      () => {
         const during = load.startedBetween(outage.stoppedAt);
         return { done: during.length >= SENDS_DURING_OUTAGE, detail: `${during.length} finished so far: ${tally(during)}` };
       },
@@ -89,7 +89,7 @@ describe('PostgreSQL stopped in immediate mode under load, then started again, w
     await eventually(
       'Dispatch answers sends 201 again',
       120_000,
-      async () => {
+      () => {
         const after = load.startedBetween(outage.upAt);
         return { done: after.filter(is201).length >= 40, detail: `since PostgreSQL is back: ${tally(after)}` };
       },
@@ -173,7 +173,7 @@ describe('PostgreSQL stopped in immediate mode under load, then started again, w
     await eventually(
       'every report acknowledged',
       60_000,
-      async () => {
+      () => {
         recorded.reports({ posted: provider.acknowledged.size + provider.unacknowledged, lost: provider.unacknowledged });
         return {
           done: provider.unacknowledged === 0,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ledgerSum } from '../../db/ledger.ts';
-import { call } from '../support/client.ts';
+import { call, type Schemas } from '../support/client.ts';
 import { FakeHttpProvider, type FakeBehaviour } from '../support/fake-http-provider.ts';
 import { harness } from '../support/harness.ts';
 import { eventually } from './support/eventually.ts';
@@ -28,14 +28,14 @@ interface Case {
   tenant: ChaosTenant;
   faulty: FakeHttpProvider;
   healthy: FakeHttpProvider;
-  messages: any[];
+  messages: Schemas['Message'][];
 }
 
 const submitsOf = (provider: FakeHttpProvider, messageId: string) => provider.requests.filter((request) => request.body?.message_id === messageId);
 
 /** Polls a message through the API (every answer checked against openapi.yaml) until it has left `pending`. */
-async function settled(tenant: ChaosTenant, id: string): Promise<any> {
-  let message: any;
+async function settled(tenant: ChaosTenant, id: string): Promise<Schemas['Message']> {
+  let message!: Schemas['Message'];
   await eventually(
     `message ${id} out of pending`,
     SETTLE_MS,
@@ -204,12 +204,7 @@ describe('a healthy route of another account while many messages hang on a fault
     const flowing = await setUpTenant(harness.baseUrl, { balance: BALANCE, routes: [{ config: { url: healthy.url, timeout_ms: TIMEOUT_MS }, priority: 1 }] });
     const stuckIds = await sendThrough(recorded, stuck, HANGING, 'Stuck');
     // The hanging messages were queued first: once one hangs, the rest are ahead of the healthy ones.
-    await eventually(
-      'the first hanging submit',
-      30_000,
-      async () => ({ done: hanging.requests.length > 0, detail: 'no submit reached the hanging provider' }),
-      20,
-    );
+    await eventually('the first hanging submit', 30_000, () => ({ done: hanging.requests.length > 0, detail: 'no submit reached the hanging provider' }), 20);
     const flowingIds = await sendThrough(recorded, flowing, 20, 'Flowing');
 
     await eventually(

@@ -100,7 +100,7 @@ describe('webhook turns while 50 endpoints of five accounts hang', function () {
       await emit(account, EVENTS_PER_HANGING_ACCOUNT);
     }
     const open = () => hanging.reduce((sum, { receiver }) => sum + receiver.openRequests, 0);
-    await eventually('the hanging endpoints holding the shared slots', 60_000, async () => ({ done: open() >= 16, detail: `${open()} open` }));
+    await eventually('the hanging endpoints holding the shared slots', 60_000, () => ({ done: open() >= 16, detail: `${open()} open` }));
     const deliveries = HANGING_ACCOUNTS * HANGING_PER_ACCOUNT * EVENTS_PER_HANGING_ACCOUNT;
     await eventually('every delivery to the hanging endpoints queued', 60_000, async () => {
       const {

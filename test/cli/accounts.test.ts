@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomBase62 } from '../../domain/ids.ts';
+import type { Page, Schemas } from '../support/client.ts';
 import { createTenant } from '../support/fixtures.ts';
 import { cli, cliJson } from './run-cli.ts';
 
@@ -11,8 +12,8 @@ describe('dispatch accounts list|suspend|close|reactivate and dispatch audit', f
 
   it('accounts list filters by text and status, readable and as JSON', async () => {
     const tag = randomBase62(10).toLowerCase();
-    const first = await cliJson(['accounts', 'create', '--email', `${tag}-1@example.com`, '--name', `First ${tag}`]);
-    const second = await cliJson(['accounts', 'create', '--email', `${tag}-2@example.com`, '--name', `Second ${tag}`]);
+    const first = await cliJson<Schemas['Account']>(['accounts', 'create', '--email', `${tag}-1@example.com`, '--name', `First ${tag}`]);
+    const second = await cliJson<Schemas['Account']>(['accounts', 'create', '--email', `${tag}-2@example.com`, '--name', `Second ${tag}`]);
     expect((await cli(['accounts', 'suspend', second.id, '--reason', 'Unpaid'])).code).to.equal(0);
 
     const human = await cli(['accounts', 'list', '--q', tag.toUpperCase()]);
@@ -23,8 +24,8 @@ describe('dispatch accounts list|suspend|close|reactivate and dispatch audit', f
       .and.match(/Page 1 of 1 \(2 in all\)/);
     expect(human.stdout.indexOf(second.id)).to.be.below(human.stdout.indexOf(first.id));
 
-    const suspended = await cliJson(['accounts', 'list', '--q', tag, '--status', 'suspended']);
-    expect(suspended.data.map((account: { id: string }) => account.id)).to.deep.equal([second.id]);
+    const suspended = await cliJson<Page<Schemas['Account']>>(['accounts', 'list', '--q', tag, '--status', 'suspended']);
+    expect(suspended.data.map((account) => account.id)).to.deep.equal([second.id]);
     expect(suspended.pagination).to.include({ total: 1 });
 
     const none = await cli(['accounts', 'list', '--email', `nobody-${tag}@example.com`]);
@@ -61,7 +62,15 @@ describe('dispatch accounts list|suspend|close|reactivate and dispatch audit', f
       .and.match(/\(2 in all\)/);
     expect(human.stdout.indexOf('account.suspend')).to.be.below(human.stdout.indexOf('account.create'));
 
-    const page = await cliJson(['audit', '--target', tenant.accountId, '--action', 'account.suspend', '--target-type', 'account']);
+    const page = await cliJson<Page<Schemas['AuditLogEntry']>>([
+      'audit',
+      '--target',
+      tenant.accountId,
+      '--action',
+      'account.suspend',
+      '--target-type',
+      'account',
+    ]);
     expect(page.data).to.have.length(1);
     expect(page.data[0]).to.include({ action: 'account.suspend', target_id: tenant.accountId, reason: 'Fraud check' });
     expect(page.data[0].before).to.include({ status: 'active' });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { randomBase62 } from '../../domain/ids.ts';
-import { call } from '../support/client.ts';
+import { call, type Page, type Schemas } from '../support/client.ts';
 import { createTenant } from '../support/fixtures.ts';
 import { cli, cliEnv, cliJson } from './run-cli.ts';
 
@@ -108,7 +108,7 @@ describe('dispatch: admin commands', function () {
     expect(human.stderr).to.include('shown only once');
     expect((await call('GET', '/balance', { auth: plain })).status).to.equal(200);
 
-    const key = await cliJson(['keys', 'create', tenant.accountId, '--name', 'Everything', '--daily-limit', '100']);
+    const key = await cliJson<Schemas['ApiKeyWithSecret']>(['keys', 'create', tenant.accountId, '--name', 'Everything', '--daily-limit', '100']);
     expect(key).to.include({ object: 'api_key', name: 'Everything', daily_limit: 100 });
     expect(key.permissions).to.include('webhooks:write');
   });
@@ -116,7 +116,7 @@ describe('dispatch: admin commands', function () {
   it('routes create, list, get, update, assign and unassign', async () => {
     const tenant = await createTenant();
     const name = `cli-route-${randomBase62(8)}`;
-    const route = await cliJson([
+    const route = await cliJson<Schemas['Route']>([
       'routes',
       'create',
       '--name',
@@ -135,9 +135,9 @@ describe('dispatch: admin commands', function () {
     expect(route.prefixes).to.deep.equal(['+44', '+33']);
     expect(route).not.to.have.property('config');
 
-    const list = await cliJson(['routes', 'list']);
+    const list = await cliJson<Schemas['RouteList']>(['routes', 'list']);
     expect(list.object).to.equal('list');
-    expect(list.data.map((item: { id: number }) => item.id)).to.include(route.id);
+    expect(list.data.map((item) => item.id)).to.include(route.id);
     const table = await cli(['routes', 'list']);
     expect(table.stdout).to.include(name).and.include('+44, +33');
 
@@ -146,7 +146,7 @@ describe('dispatch: admin commands', function () {
       .to.match(new RegExp(`^Name\\s+${name}$`, 'm'))
       .and.match(/^Active\s+false$/m);
 
-    const updated = await cliJson(['routes', 'update', String(route.id), '--price', '0.03', '--prefixes', '', '--active']);
+    const updated = await cliJson<Schemas['Route']>(['routes', 'update', String(route.id), '--price', '0.03', '--prefixes', '', '--active']);
     expect(updated).to.include({ id: route.id, price_per_segment: 0.03, is_active: true });
     expect(updated.prefixes).to.deep.equal([]);
 
@@ -165,7 +165,7 @@ describe('dispatch: admin commands', function () {
 
   it('senders create (customer), then senders approve, suspend and reject (admin)', async () => {
     const tenant = await createTenant();
-    const created = await cliJson(['senders', 'create', 'CliShip'], { apiKey: tenant.key });
+    const created = await cliJson<Schemas['Sender']>(['senders', 'create', 'CliShip'], { apiKey: tenant.key });
     expect(created).to.include({ object: 'sender', sender_id: 'CliShip', status: 'pending' });
 
     const approved = await cli(['senders', 'approve', created.id]);
@@ -177,15 +177,15 @@ describe('dispatch: admin commands', function () {
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.include('invalid_state_transition');
 
-    const listed = await cliJson(['senders', 'list', '--status', 'suspended'], { apiKey: tenant.key });
-    expect(listed.data.map((sender: { id: string }) => sender.id)).to.deep.equal([created.id]);
+    const listed = await cliJson<Page<Schemas['Sender']>>(['senders', 'list', '--status', 'suspended'], { apiKey: tenant.key });
+    expect(listed.data.map((sender) => sender.id)).to.deep.equal([created.id]);
     expect(listed.pagination).to.include({ total: 1 });
   });
 
   it('blocklist add and remove, for one account and for every account', async () => {
     const tenant = await createTenant();
     const number = `+4420${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
-    const entry = await cliJson(['blocklist', 'add', number, '--account', tenant.accountId, '--reason', 'STOP']);
+    const entry = await cliJson<Schemas['BlocklistEntry']>(['blocklist', 'add', number, '--account', tenant.accountId, '--reason', 'STOP']);
     expect(entry).to.include({ object: 'blocklist_entry', number, account_id: tenant.accountId, reason: 'STOP' });
     const global = await cli(['blocklist', 'add', number]);
     expect(global.code, global.stderr).to.equal(0);

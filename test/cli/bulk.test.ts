@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { previewBulk, readRecipients, sendBulk, type BulkPreview, type BulkSummary } from '../../cli/bulk.ts';
 import { UsageError } from '../../cli/output.ts';
-import type { BulkCancel, BulkResult, Message, MessagePreview, RecipientPreview } from '../../sdk/index.ts';
+import type { BulkCancel, Message, RecipientPreview } from '../../sdk/index.ts';
 import { InvalidRequestError } from '../../sdk/errors.ts';
 import { call } from '../support/client.ts';
 import { sendingTenant } from '../support/fixtures.ts';
@@ -26,8 +26,14 @@ function recipientsCsv(): { text: string; impossible: number; malformed: number 
   let malformed = 0;
   for (let row = 1; row <= 2500; row++) {
     let to = `+1415555${String(row).padStart(4, '0')}`;
-    if (row % 500 === 8) ((to = '+10005550100'), impossible++);
-    if (row === 1000 || row === 2000) ((to = row === 1000 ? 'nope' : '07700 900123'), malformed++);
+    if (row % 500 === 8) {
+      to = '+10005550100';
+      impossible++;
+    }
+    if (row === 1000 || row === 2000) {
+      to = row === 1000 ? 'nope' : '07700 900123';
+      malformed++;
+    }
     lines.push(`Customer ${row},${to}`);
   }
   return { text: `${lines.join('\n')}\n`, impossible, malformed };
@@ -130,8 +136,8 @@ describe('dispatch bulk', function () {
   describe('--at, --dry-run and bulk cancel', () => {
     // The service's clock is set to this time in each test: --at times are written against it.
     beforeEach(() => harness.clock.set(new Date('2031-05-20T12:00:00Z')));
-    const stored = async (key: string) => (await call('GET', '/messages', { auth: key })).body.pagination.total as number;
-    const balance = async (key: string) => (await call('GET', '/balance', { auth: key })).body.data.balance as number;
+    const stored = async (key: string) => (await call('GET', '/messages', { auth: key })).body.pagination.total;
+    const balance = async (key: string) => (await call('GET', '/balance', { auth: key })).body.data.balance;
 
     it('--dry-run previews every row, sends nothing, and exits 4 when some row would be refused', async () => {
       const tenant = await sendingTenant({ balance: 10 });
@@ -231,28 +237,27 @@ describe('dispatch bulk', function () {
 });
 
 describe('cli/bulk.ts', () => {
-  const message = (to: string, index: number, failed = false): Message =>
-    ({
-      id: `msg_${String(index).padStart(24, '0')}`,
-      object: 'message',
-      to,
-      from: 'X',
-      body: 'b',
-      status: failed ? 'failed' : 'pending',
-      cost: failed ? 0 : 0.0075,
-      currency: 'USD',
-      route_id: null,
-      provider_message_id: null,
-      attempts: 0,
-      error: failed ? { type: 'invalid_request_error', code: 'recipient_blocklisted', message: 'Blocked.' } : null,
-      reference: null,
-      segments: 1,
-      encoding: 'GSM-7',
-      created_at: new Date().toISOString(),
-      sent_at: null,
-      delivered_at: null,
-      failed_at: null,
-    }) as Message;
+  const message = (to: string, index: number, failed = false): Message => ({
+    id: `msg_${String(index).padStart(24, '0')}`,
+    object: 'message',
+    to,
+    from: 'X',
+    body: 'b',
+    status: failed ? 'failed' : 'pending',
+    cost: failed ? 0 : 0.0075,
+    currency: 'USD',
+    route_id: null,
+    provider_message_id: null,
+    attempts: 0,
+    error: failed ? { type: 'invalid_request_error', code: 'recipient_blocklisted', message: 'Blocked.' } : null,
+    reference: null,
+    segments: 1,
+    encoding: 'GSM-7',
+    created_at: new Date().toISOString(),
+    sent_at: null,
+    delivered_at: null,
+    failed_at: null,
+  });
 
   it('reads the named column, case-insensitively, with a BOM and quoted cells', () => {
     const recipients = readRecipients('\uFEFFName,"TO"\n"Smith, J",+441\n\nB, +442 \n', 'to');
@@ -269,15 +274,15 @@ describe('cli/bulk.ts', () => {
     const progress: number[] = [];
     const { summary, stoppedBy } = await sendBulk(
       recipients,
-      async (to, index) => {
+      (to, index) => {
         sizes.push(to.length);
-        return {
+        return Promise.resolve({
           object: 'bulk_result',
           total: to.length,
           sent: 0,
           failed: 0,
           messages: to.map((number, i) => message(number, index * 1000 + i, i === 0)),
-        } as BulkResult;
+        });
       },
       (done) => progress.push(done),
     );
@@ -290,17 +295,15 @@ describe('cli/bulk.ts', () => {
 
   it('records the bulk id of each request', async () => {
     const recipients = Array.from({ length: 1001 }, (_, i) => ({ row: i + 1, to: '+14155550100' }));
-    const { summary } = await sendBulk(
-      recipients,
-      async (to, index) =>
-        ({
-          object: 'bulk_result',
-          bulk_id: `bulk_${index}`,
-          total: to.length,
-          sent: to.length,
-          failed: 0,
-          messages: to.map((number, i) => message(number, i)),
-        }) as BulkResult,
+    const { summary } = await sendBulk(recipients, (to, index) =>
+      Promise.resolve({
+        object: 'bulk_result',
+        bulk_id: `bulk_${index}`,
+        total: to.length,
+        sent: to.length,
+        failed: 0,
+        messages: to.map((number, i) => message(number, i)),
+      }),
     );
     expect(summary.bulk_ids).to.deep.equal(['bulk_0', 'bulk_1']);
   });
@@ -321,9 +324,9 @@ describe('cli/bulk.ts', () => {
       send_at: null,
       refusal: refused ? { status: 400, error: { type: 'invalid_request_error', code: 'recipient_opted_out', message: 'Opted out.' } } : null,
     });
-    const preview = await previewBulk(recipients, 'b', async (to) => {
+    const preview = await previewBulk(recipients, 'b', (to) => {
       sizes.push(to.length);
-      return {
+      return Promise.resolve({
         object: 'message_preview',
         total: to.length,
         sendable: 0,
@@ -331,7 +334,7 @@ describe('cli/bulk.ts', () => {
         cost: 0,
         currency: 'USD',
         recipients: to.map((number, i) => recipient(number, i === 0)),
-      } as MessagePreview;
+      });
     });
     expect(sizes).to.deep.equal([1000, 500]);
     expect(preview).to.include({ object: 'bulk_preview', total: 1501, sendable: 1498, refused: 3, cost: 11.235, currency: 'USD', requests: 2 });
@@ -344,10 +347,10 @@ describe('cli/bulk.ts', () => {
     const recipients = Array.from({ length: 2500 }, (_, i) => ({ row: i + 1, to: '+14155550100' }));
     let calls = 0;
     const refusal = new InvalidRequestError({ status: 400, type: 'invalid_request_error', code: 'route_invalid', message: 'No route.', requestId: null });
-    const { summary, stoppedBy } = await sendBulk(recipients, async (to, index) => {
+    const { summary, stoppedBy } = await sendBulk(recipients, (to, index) => {
       calls++;
-      if (index === 1) throw refusal;
-      return { object: 'bulk_result', total: to.length, sent: to.length, failed: 0, messages: to.map((number, i) => message(number, i)) } as BulkResult;
+      if (index === 1) return Promise.reject(refusal);
+      return Promise.resolve({ object: 'bulk_result', total: to.length, sent: to.length, failed: 0, messages: to.map((number, i) => message(number, i)) });
     });
     expect(calls).to.equal(2);
     expect(stoppedBy).to.equal(refusal);

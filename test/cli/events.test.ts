@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { EventTail, type Event } from '../../cli/tail.ts';
-import type { Page } from '../../sdk/index.ts';
+import type { Message, Page } from '../../sdk/index.ts';
 import { eventually, sendingTenant } from '../support/fixtures.ts';
 import { cliEnv, cliJson, finished, startCli } from './run-cli.ts';
 
@@ -16,7 +16,7 @@ describe('dispatch events tail', function () {
     let stdout = '';
     child.stdout.on('data', (chunk: string) => (stdout += chunk));
 
-    const send = (body: string) => cliJson(['send', '--to', '+14155550123', '--from', 'Dispatch', '--body', body], { apiKey: tenant.key });
+    const send = (body: string) => cliJson<Message>(['send', '--to', '+14155550123', '--from', 'Dispatch', '--body', body], { apiKey: tenant.key });
     // Whole lines only: a chunk may end in the middle of one.
     const lines = () =>
       stdout
@@ -26,7 +26,7 @@ describe('dispatch events tail', function () {
         .map((line) => JSON.parse(line) as Event);
     const printed = (id: string, type: string) =>
       eventually(
-        async () => lines(),
+        () => lines(),
         (events) => events.some((event) => event.data.id === id && event.type === type),
         { timeoutMs: 25_000, what: `${type} of ${id} on stdout` },
       );
@@ -69,11 +69,14 @@ describe('cli/tail.ts', () => {
   /** A fake GET /events over `store` (any order), newest first, `limit` per page. */
   function lister(store: Event[], limit = 2) {
     const calls: number[] = [];
-    const list = async (page: number): Promise<Page<Event>> => {
+    const list = (page: number): Promise<Page<Event>> => {
       calls.push(page);
       const sorted = [...store].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || (b.id < a.id ? -1 : 1));
       const data = sorted.slice((page - 1) * limit, page * limit);
-      return { data, pagination: { page, limit, total: sorted.length, pages: Math.ceil(sorted.length / limit), has_more: page * limit < sorted.length } };
+      return Promise.resolve({
+        data,
+        pagination: { page, limit, total: sorted.length, pages: Math.ceil(sorted.length / limit), has_more: page * limit < sorted.length },
+      });
     };
     return { list, calls };
   }

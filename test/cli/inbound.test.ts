@@ -22,7 +22,7 @@ describe('dispatch inbound', function () {
   const instant = async () => {
     const time = Date.now();
     await eventually(
-      async () => Date.now(),
+      () => Date.now(),
       (now) => now > time,
       { what: 'the clock to move on' },
     );
@@ -47,10 +47,12 @@ describe('dispatch inbound', function () {
       .and.include('Page 1 of 1 (3 inbound messages)');
     expect(human.stdout.indexOf(third.id)).to.be.lessThan(human.stdout.indexOf(second.id));
 
-    const fromAlice = await cliJson(['inbound', 'list', '--from', alice], { apiKey: tenant.key });
+    const fromAlice = await cliJson<Page<InboundMessage>>(['inbound', 'list', '--from', alice], { apiKey: tenant.key });
     expect(fromAlice.data.map((message: InboundMessage) => message.id)).to.deep.equal([third.id, first.id]);
     expect(fromAlice.data[1]).to.include({ object: 'inbound_message', from: alice, to: tenant.number, keyword: null });
-    const window = await cliJson(['inbound', 'list', '--created-after', iso(afterFirst), '--created-before', iso(beforeThird + 1)], { apiKey: tenant.key });
+    const window = await cliJson<Page<InboundMessage>>(['inbound', 'list', '--created-after', iso(afterFirst), '--created-before', iso(beforeThird + 1)], {
+      apiKey: tenant.key,
+    });
     expect(window.data.map((message: InboundMessage) => message.id)).to.deep.equal([second.id]);
     expect((await cli(['inbound', 'list', '--from', bob, '--to', '+19999999999'], { apiKey: tenant.key })).stdout).to.equal('No inbound messages.\n');
 
@@ -77,7 +79,7 @@ describe('dispatch inbound', function () {
         .map((line) => JSON.parse(line) as InboundMessage);
     const printed = (id: string) =>
       eventually(
-        async () => lines(),
+        () => lines(),
         (messages) => messages.some((message) => message.id === id),
         { timeoutMs: 25_000, what: `${id} on stdout` },
       );
@@ -110,14 +112,14 @@ describe('dispatch inbound', function () {
     child.stderr.on('data', (chunk: string) => (stderr += chunk));
     // The note says the tail has taken its start time: a message sent after it is printed.
     await eventually(
-      async () => stderr,
+      () => stderr,
       (text) => text.includes('Following inbound messages since'),
       { timeoutMs: 25_000, what: 'the tail to start' },
     );
     const handset = randomHandset();
     const message = await reply(handset, 'HELP');
     await eventually(
-      async () => stdout,
+      () => stdout,
       (text) => text.includes(message.id),
       { timeoutMs: 25_000, what: `${message.id} on stdout` },
     );
@@ -143,13 +145,16 @@ describe('cli/inbound-tail.ts', () => {
       store.push({ message, storedAt: T0 + storedAt });
       return message;
     };
-    const list = async ({ created_after, page }: { created_after: string; page: number }): Promise<Page<InboundMessage>> => {
+    const list = ({ created_after, page }: { created_after: string; page: number }): Promise<Page<InboundMessage>> => {
       asked.push(`${new Date(created_after).getTime() - T0}/${page}`);
       const after = store
         .filter((item) => item.storedAt > Date.parse(created_after))
         .sort((a, b) => b.storedAt - a.storedAt || (b.message.id < a.message.id ? -1 : 1));
       const data = after.slice((page - 1) * limit, page * limit).map((item) => item.message);
-      return { data, pagination: { page, limit, total: after.length, pages: Math.ceil(after.length / limit), has_more: page * limit < after.length } };
+      return Promise.resolve({
+        data,
+        pagination: { page, limit, total: after.length, pages: Math.ceil(after.length / limit), has_more: page * limit < after.length },
+      });
     };
     return { add, list, asked };
   }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Page, Schemas } from '../support/client.ts';
 import { eventually, sendingTenant, waitForMessage, type Tenant } from '../support/fixtures.ts';
 import { cli, cliJson } from './run-cli.ts';
 
@@ -22,14 +23,14 @@ describe('dispatch balance, transactions, usage and stats', function () {
   });
 
   it('transactions lists the ledger, filtered by type and message', async () => {
-    const all = await cliJson(['transactions'], { apiKey: tenant.key });
-    expect(all.data.map((row: any) => [row.type, row.amount])).to.deep.equal([
+    const all = await cliJson<Page<Schemas['BalanceTransaction']>>(['transactions'], { apiKey: tenant.key });
+    expect(all.data.map((row) => [row.type, row.amount])).to.deep.equal([
       ['debit', -0.25],
       ['credit', 5],
     ]);
     expect(all.pagination.total).to.equal(2);
-    const debits = await cliJson(['transactions', '--type', 'debit', '--message-id', sent.id], { apiKey: tenant.key });
-    expect(debits.data.map((row: any) => row.message_id)).to.deep.equal([sent.id]);
+    const debits = await cliJson<Page<Schemas['BalanceTransaction']>>(['transactions', '--type', 'debit', '--message-id', sent.id], { apiKey: tenant.key });
+    expect(debits.data.map((row) => row.message_id)).to.deep.equal([sent.id]);
     const human = await cli(['transactions', '--limit', '1'], { apiKey: tenant.key });
     expect(human.code, human.stderr).to.equal(0);
     expect(human.stdout).to.include('-0.25 USD').and.include('Page 1 of 2 (2 transactions): --page 2 for more');
@@ -50,11 +51,11 @@ describe('dispatch balance, transactions, usage and stats', function () {
   it('stats reports the counters, grouped as asked, and exits 1 when Dispatch refuses the grouping', async () => {
     // The counters are written with the delivery, which the API has already shown.
     const stats = await eventually(
-      () => cliJson(['stats', '--group-by', 'route,country'], { apiKey: tenant.key }),
-      (answer: any) => answer.totals.by_status.delivered === 1,
+      () => cliJson<Schemas['Stats']>(['stats', '--group-by', 'route,country'], { apiKey: tenant.key }),
+      (answer) => answer.totals.by_status.delivered === 1,
     );
     expect(stats.totals).to.deep.include({ messages: 1, delivery_rate: 1, cost: 0.25 });
-    expect(stats.groups.map((group: any) => [group.route_id, group.country, group.messages])).to.deep.equal([[tenant.routeIds[0], 'US', 1]]);
+    expect(stats.groups.map((group) => [group.route_id, group.country, group.messages])).to.deep.equal([[tenant.routeIds[0], 'US', 1]]);
     const human = await cli(['stats', '--interval', 'day'], { apiKey: tenant.key });
     expect(human.code, human.stderr).to.equal(0);
     expect(human.stdout)

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBase62 } from '../../domain/ids.ts';
-import { call } from '../support/client.ts';
+import { call, type Page, type Schemas } from '../support/client.ts';
 import { createAdminKey, createTenant, sendingTenant, waitForMessage, type Tenant } from '../support/fixtures.ts';
 import { cli, cliJson } from './run-cli.ts';
 
@@ -52,14 +52,14 @@ describe('dispatch: operator lists', function () {
     expect(unknown.code).to.equal(1);
     expect(unknown.stderr).to.match(/^error: No sender "Nobody\w+"\.\n$/);
 
-    const listed = await cliJson(['senders', 'list', '--sender-id', text]);
-    expect(listed.data.map((sender: { id: string; account_id: string; status: string }) => [sender.id, sender.account_id, sender.status])).to.deep.equal([
+    const listed = await cliJson<Page<Schemas['AdminSender']>>(['senders', 'list', '--sender-id', text]);
+    expect(listed.data.map((sender) => [sender.id, sender.account_id, sender.status])).to.deep.equal([
       [secondId, second.accountId, 'rejected'],
       [firstId, first.accountId, 'approved'],
     ]);
     expect(listed.pagination).to.include({ total: 2 });
-    const mine = await cliJson(['senders', 'list'], { apiKey: first.key });
-    expect(mine.data.map((sender: { id: string }) => sender.id)).to.deep.equal([firstId]);
+    const mine = await cliJson<Page<Schemas['Sender']>>(['senders', 'list'], { apiKey: first.key });
+    expect(mine.data.map((sender) => sender.id)).to.deep.equal([firstId]);
   });
 
   it("keys list shows your keys with an API key and any account's with --account, never in full; keys revoke stops one", async () => {
@@ -71,8 +71,8 @@ describe('dispatch: operator lists', function () {
     expect(revoked.stdout).to.equal(`Revoked ${spare.id}.\n`);
     expect((await call('GET', '/messages', { auth: spare.plain_key })).status).to.equal(401);
 
-    const asAdmin = await cliJson(['keys', 'list', '--account', tenant.accountId]);
-    expect(asAdmin.data.map((key: { id: string; is_active: boolean }) => [key.id, key.is_active])).to.deep.equal([
+    const asAdmin = await cliJson<Schemas['ApiKeyList']>(['keys', 'list', '--account', tenant.accountId]);
+    expect(asAdmin.data.map((key) => [key.id, key.is_active])).to.deep.equal([
       [spare.id, false],
       [tenant.keyId, true],
     ]);
@@ -90,7 +90,7 @@ describe('dispatch: operator lists', function () {
     const sent = await call('POST', '/messages/send', { auth: tenant.key, body: { to: '+14155550123', from: 'Dispatch', body: 'Hello' } });
     await waitForMessage(tenant, sent.body.data.id, (message) => message.status === 'delivered');
 
-    const story = await cliJson(['messages', 'story', sent.body.data.id]);
+    const story = await cliJson<Schemas['MessageStory']>(['messages', 'story', sent.body.data.id]);
     expect(story.message).to.include({ id: sent.body.data.id, account_id: tenant.accountId, status: 'delivered' });
     const kinds = story.entries.map((entry: { kind: string; status?: string }) => entry.status ?? entry.kind);
     expect(kinds).to.deep.equal(['pending', 'ledger', 'attempt', 'sent', 'event', 'delivered', 'event']);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { call } from '../support/client.ts';
+import { call, type Page, type Schemas } from '../support/client.ts';
 import { sendingTenant, type Tenant } from '../support/fixtures.ts';
 import { cli, cliJson } from './run-cli.ts';
 
@@ -28,7 +28,7 @@ describe('dispatch opt-outs', function () {
     const table = await cli(['opt-outs', 'list'], { apiKey: tenant.key });
     expect(table.code, table.stderr).to.equal(0);
     expect(table.stdout).to.include(first).and.include(second).and.include('Imported from Acme').and.include('Page 1 of 1 (2 opt-outs)');
-    const page = await cliJson(['opt-outs', 'list', '--number', second], { apiKey: tenant.key });
+    const page = await cliJson<Page<Schemas['OptOut']>>(['opt-outs', 'list', '--number', second], { apiKey: tenant.key });
     expect(page.data).to.have.length(1);
     expect(page.data[0]).to.include({ number: second, object: 'opt_out', source: 'api', reason: 'Imported from Acme', keyword: null });
 
@@ -36,11 +36,11 @@ describe('dispatch opt-outs', function () {
     expect(removed.code, removed.stderr).to.equal(0);
     expect(removed.stdout).to.equal(`Removed the opt-out of ${first}: messages to it are accepted again.\n`);
     expect((await send(first)).status).to.equal(201);
-    expect((await cliJson(['opt-outs', 'list'], { apiKey: tenant.key })).data.map((optOut: { number: string }) => optOut.number)).to.deep.equal([second]);
+    expect((await cliJson<Page<Schemas['OptOut']>>(['opt-outs', 'list'], { apiKey: tenant.key })).data.map((optOut) => optOut.number)).to.deep.equal([second]);
   });
 
   it('add reports each number that failed and exits 4; --json prints the API result', async () => {
-    const result = await cliJson(['opt-outs', 'add', '+12127000203', '+12127000203', 'nope'], { apiKey: tenant.key, code: 4 });
+    const result = await cliJson<Schemas['OptOutImportResult']>(['opt-outs', 'add', '+12127000203', '+12127000203', 'nope'], { apiKey: tenant.key, code: 4 });
     expect(result).to.include({ object: 'opt_out_import', total: 3, added: 1, unchanged: 1, failed: 1 });
     expect(result.results[2]).to.deep.include({ number: 'nope', status: 'failed' });
 

@@ -56,7 +56,7 @@ export function cli(args: string[], options: { env?: NodeJS.ProcessEnv; apiKey?:
 }
 
 /** Runs `dispatch <args> --json`, expects `code`, and answers the parsed stdout. */
-export async function cliJson<T = any>(args: string[], options: { apiKey?: string; code?: number } = {}): Promise<T> {
+export async function cliJson<T = unknown>(args: string[], options: { apiKey?: string; code?: number } = {}): Promise<T> {
   const result = await cli([...args, '--json'], options);
   if (result.code !== (options.code ?? 0)) throw new Error(`dispatch ${args.join(' ')} exited ${result.code}: ${result.stderr}${result.stdout}`);
   return JSON.parse(result.stdout) as T;

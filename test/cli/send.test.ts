@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { call } from '../support/client.ts';
+import type { Page, Schemas } from '../support/client.ts';
 import { sendingTenant, waitForMessage, type Tenant } from '../support/fixtures.ts';
 import { ADMIN_TOKEN, harness } from '../support/harness.ts';
 import { cli, cliEnv, cliJson } from './run-cli.ts';
@@ -35,9 +36,12 @@ describe('dispatch: send and messages', function () {
   });
 
   it('send --json prints the message as JSON, status pending; messages get and list find it', async () => {
-    const message = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'JSON please', '--idempotency-key', `cli-${Date.now()}`], {
-      apiKey: tenant.key,
-    });
+    const message = await cliJson<Schemas['Message']>(
+      ['send', '--to', TO, '--from', 'Dispatch', '--body', 'JSON please', '--idempotency-key', `cli-${Date.now()}`],
+      {
+        apiKey: tenant.key,
+      },
+    );
     expect(message).to.include({ object: 'message', to: TO, from: 'Dispatch', body: 'JSON please', status: 'pending', segments: 1, encoding: 'GSM-7' });
     await waitForMessage(tenant, message.id, (m) => m.status === 'delivered');
 
@@ -47,8 +51,8 @@ describe('dispatch: send and messages', function () {
       .to.match(/^Status\s+delivered$/m)
       .and.match(/^Delivered\s+\d{4}-/m);
 
-    const page = await cliJson(['messages', 'list', '--status', 'delivered', '--limit', '100'], { apiKey: tenant.key });
-    expect(page.data.map((m: { id: string }) => m.id)).to.include(message.id);
+    const page = await cliJson<Page<Schemas['Message']>>(['messages', 'list', '--status', 'delivered', '--limit', '100'], { apiKey: tenant.key });
+    expect(page.data.map((m) => m.id)).to.include(message.id);
     expect(page.pagination).to.include({ page: 1, limit: 100 });
     const table = await cli(['messages', 'list', '--to', TO], { apiKey: tenant.key });
     expect(table.code).to.equal(0);
@@ -59,8 +63,12 @@ describe('dispatch: send and messages', function () {
 
   it('the same --idempotency-key sends once', async () => {
     const key = `cli-once-${Date.now()}`;
-    const first = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], { apiKey: tenant.key });
-    const second = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], { apiKey: tenant.key });
+    const first = await cliJson<Schemas['Message']>(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], {
+      apiKey: tenant.key,
+    });
+    const second = await cliJson<Schemas['Message']>(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Once', '--idempotency-key', key], {
+      apiKey: tenant.key,
+    });
     expect(second.id).to.equal(first.id);
   });
 
@@ -172,13 +180,13 @@ describe('dispatch: send and messages', function () {
     });
 
     it('--timeout without --wait, or not a positive integer, is a usage error (exit 2) and sends nothing', async () => {
-      const before = (await cliJson(['messages', 'list'], { apiKey: waiting.key })).pagination.total;
+      const before = (await cliJson<Page<Schemas['Message']>>(['messages', 'list'], { apiKey: waiting.key })).pagination.total;
       const alone = await cli(['send', '--to', TO, '--from', 'Dispatch', '--body', 'Hi', '--timeout', '5'], { apiKey: waiting.key });
       expect(alone.code).to.equal(2);
       expect(alone.stderr).to.include('--timeout applies only with --wait');
       const zero = await send(route.delivered, '--timeout', '0');
       expect(zero.code).to.equal(2);
-      expect((await cliJson(['messages', 'list'], { apiKey: waiting.key })).pagination.total).to.equal(before);
+      expect((await cliJson<Page<Schemas['Message']>>(['messages', 'list'], { apiKey: waiting.key })).pagination.total).to.equal(before);
     });
   });
 
@@ -190,8 +198,8 @@ describe('dispatch: send and messages', function () {
       scheduling = await sendingTenant({ balance: 10 });
     });
     beforeEach(() => harness.clock.set(NOW));
-    const stored = async () => (await call('GET', '/messages', { auth: scheduling.key })).body.pagination.total as number;
-    const balance = async () => (await call('GET', '/balance', { auth: scheduling.key })).body.data.balance as number;
+    const stored = async () => (await call('GET', '/messages', { auth: scheduling.key })).body.pagination.total;
+    const balance = async () => (await call('GET', '/balance', { auth: scheduling.key })).body.data.balance;
 
     it('send --dry-run prints the recipient, its encoding, the UCS-2 characters and the totals, sends nothing and exits 0', async () => {
       const before = await stored();
@@ -206,7 +214,9 @@ describe('dispatch: send and messages', function () {
         .and.include('UCS-2 characters (70 characters a segment instead of 160): “ (U+201C) at 0, ” (U+201D) at 3')
         .and.include('Dry run, nothing sent: 1 recipient, 1 sendable, 0 refused; cost 0.01 USD.');
 
-      const preview = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', '“Hi” there', '--dry-run'], { apiKey: scheduling.key });
+      const preview = await cliJson<Schemas['MessagePreview']>(['send', '--to', TO, '--from', 'Dispatch', '--body', '“Hi” there', '--dry-run'], {
+        apiKey: scheduling.key,
+      });
       expect(preview).to.include({ object: 'message_preview', total: 1, sendable: 1, refused: 0, cost: 0.01, currency: 'USD' });
       expect(preview.recipients[0]).to.include({ to: TO, encoding: 'UCS-2', segments: 1, send_at: null, refusal: null });
       expect(await stored()).to.equal(before);
@@ -222,9 +232,12 @@ describe('dispatch: send and messages', function () {
         .to.match(/│ sender_not_approved\s*│/)
         .and.include('Refusals by error code:')
         .and.include('Dry run, nothing sent: 1 recipient, 0 sendable, 1 refused; cost 0 USD.');
-      const json = await cliJson(['send', '--to', TO, '--from', 'Nobody', '--body', 'Hi', '--dry-run'], { apiKey: scheduling.key, code: 1 });
+      const json = await cliJson<Schemas['MessagePreview']>(['send', '--to', TO, '--from', 'Nobody', '--body', 'Hi', '--dry-run'], {
+        apiKey: scheduling.key,
+        code: 1,
+      });
       expect(json.recipients[0].refusal).to.deep.include({ status: 400 });
-      expect(json.recipients[0].refusal.error).to.include({ code: 'sender_not_approved' });
+      expect(json.recipients[0].refusal!.error).to.include({ code: 'sender_not_approved' });
       expect(await stored()).to.equal(before);
     });
 
@@ -241,12 +254,14 @@ describe('dispatch: send and messages', function () {
       expect(result.stderr).to.equal(`Scheduled for 2031-05-20T13:00:00.000Z: dispatch messages cancel ${id} cancels it until then.\n`);
       expect(await balance()).to.equal(9.99);
 
-      const scheduled = await cliJson(['messages', 'list', '--scheduled'], { apiKey: scheduling.key });
+      const scheduled = await cliJson<Page<Schemas['Message']>>(['messages', 'list', '--scheduled'], { apiKey: scheduling.key });
       expect(scheduled.data.map((message: { id: string }) => message.id)).to.deep.equal([id]);
       expect(scheduled.data[0]).to.include({ status: 'pending', send_at: '2031-05-20T13:00:00.000Z', validity_period: 600 });
       const window = ['--send-after', '2031-05-20T12:30:00Z', '--send-before', '2031-05-20T13:30:00Z'];
-      expect((await cliJson(['messages', 'list', ...window], { apiKey: scheduling.key })).data).to.have.length(1);
-      expect((await cliJson(['messages', 'list', '--send-after', '2031-05-20T13:00:00Z'], { apiKey: scheduling.key })).data).to.have.length(0);
+      expect((await cliJson<Page<Schemas['Message']>>(['messages', 'list', ...window], { apiKey: scheduling.key })).data).to.have.length(1);
+      expect(
+        (await cliJson<Page<Schemas['Message']>>(['messages', 'list', '--send-after', '2031-05-20T13:00:00Z'], { apiKey: scheduling.key })).data,
+      ).to.have.length(0);
       const table = await cli(['messages', 'list', '--scheduled'], { apiKey: scheduling.key });
       expect(table.stdout)
         .to.match(/Created\s*│\s*Send at/)
@@ -260,7 +275,7 @@ describe('dispatch: send and messages', function () {
       expect(await balance()).to.equal(10);
       // A repeat answers the canceled message again.
       expect(await cliJson(['messages', 'cancel', id!], { apiKey: scheduling.key })).to.include({ id, status: 'failed' });
-      expect((await cliJson(['messages', 'list', '--scheduled'], { apiKey: scheduling.key })).data).to.deep.equal([]);
+      expect((await cliJson<Page<Schemas['Message']>>(['messages', 'list', '--scheduled'], { apiKey: scheduling.key })).data).to.deep.equal([]);
     });
 
     it('--at without a zone, or not a date-time, is a usage error (exit 2); one too soon is refused by Dispatch (exit 1, param send_at)', async () => {
@@ -281,7 +296,7 @@ describe('dispatch: send and messages', function () {
 
     it('messages cancel of a message already handed to an upstream exits 1 (message_not_cancelable); of an unknown one, 1', async () => {
       harness.clock.reset();
-      const message = await cliJson(['send', '--to', TO, '--from', 'Dispatch', '--body', 'At once'], { apiKey: scheduling.key });
+      const message = await cliJson<Schemas['Message']>(['send', '--to', TO, '--from', 'Dispatch', '--body', 'At once'], { apiKey: scheduling.key });
       await waitForMessage(scheduling, message.id, (m) => m.status === 'delivered');
       const late = await cli(['messages', 'cancel', message.id], { apiKey: scheduling.key });
       expect(late.code).to.equal(1);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { verifyWebhook } from '../../sdk/index.ts';
+import type { Page, Schemas } from '../support/client.ts';
 import { createTenant, type Tenant } from '../support/fixtures.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 import { cli, cliJson } from './run-cli.ts';
@@ -34,14 +35,16 @@ describe('dispatch webhooks', function () {
     expect(listed.stdout).to.include(id!).and.include(receiver.url).and.include('message.failed, message.delivered');
     expect(listed.stdout).to.not.include(secret!);
 
-    const event = await cliJson(['webhooks', 'test', id!], { apiKey: tenant.key });
+    const event = await cliJson<Schemas['WebhookTestEvent']>(['webhooks', 'test', id!], { apiKey: tenant.key });
     expect(event).to.deep.include({ object: 'event', type: 'webhook.test', data: { object: 'webhook_test', endpoint_id: id } });
     await receiver.waitFor((received) => received.some((delivery) => delivery.event.id === event.id));
     const delivery = receiver.received.find((d) => d.event.id === event.id)!;
     expect(verifyWebhook(delivery.rawBody, String(delivery.headers['dispatch-signature']), secret!).id).to.equal(event.id);
 
-    const attempts = await cliJson(['webhooks', 'attempts', id!, '--event', event.id, '--outcome', 'ok'], { apiKey: tenant.key });
-    expect(attempts.data.map((a: any) => [a.event_id, a.attempt, a.succeeded])).to.deep.equal([[event.id, 1, true]]);
+    const attempts = await cliJson<Page<Schemas['WebhookAttempt']>>(['webhooks', 'attempts', id!, '--event', event.id, '--outcome', 'ok'], {
+      apiKey: tenant.key,
+    });
+    expect(attempts.data.map((a) => [a.event_id, a.attempt, a.succeeded])).to.deep.equal([[event.id, 1, true]]);
     expect(attempts.pagination).to.include({ page: 1, total: 1 });
     const human = await cli(['webhooks', 'attempts', id!], { apiKey: tenant.key });
     expect(human.code, human.stderr).to.equal(0);
@@ -50,15 +53,15 @@ describe('dispatch webhooks', function () {
   });
 
   it('rotate prints a new secret and how long the old one stays valid; --expires-in 0 ends it now', async () => {
-    const endpoint = await cliJson(['webhooks', 'create', receiver.url], { apiKey: tenant.key });
+    const endpoint = await cliJson<Schemas['WebhookEndpointWithSecret']>(['webhooks', 'create', receiver.url], { apiKey: tenant.key });
     const before = Date.now();
-    const rotated = await cliJson(['webhooks', 'rotate', endpoint.id, '--expires-in', '600'], { apiKey: tenant.key });
+    const rotated = await cliJson<Schemas['RotatedWebhookEndpoint']>(['webhooks', 'rotate', endpoint.id, '--expires-in', '600'], { apiKey: tenant.key });
     const after = Date.now();
     expect(rotated.signing_secret)
       .to.match(/^whsec_/)
       .and.not.equal(endpoint.signing_secret);
     // 600 s from the moment of the rotation, which lies between the command's start and its end.
-    expect(Date.parse(rotated.previous_secret_expires_at)).to.be.within(before + 600_000, after + 600_000);
+    expect(Date.parse(rotated.previous_secret_expires_at!)).to.be.within(before + 600_000, after + 600_000);
     const ended = await cli(['webhooks', 'rotate', endpoint.id, '--expires-in', '0'], { apiKey: tenant.key });
     expect(ended.code, ended.stderr).to.equal(0);
     expect(ended.stdout)

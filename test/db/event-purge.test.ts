@@ -13,7 +13,7 @@ describe('the daily purge of events past retention', function () {
 
   it('purges a day of 70,000 events with their deliveries and attempts, and keeps the recent ones', async () => {
     const tenant = await createTenant();
-    const endpoint = (await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: RECEIVER } })).body.data.id as string;
+    const endpoint = (await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: RECEIVER } })).body.data.id;
     // Each event delivered once, in one attempt, finished: the webhook workers leave them alone.
     const seed = (prefix: string, count: number, createdAt: Date) =>
       harness.db.raw(

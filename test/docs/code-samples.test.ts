@@ -26,6 +26,20 @@ interface Sample {
   source: string;
 }
 
+/** The parts of the served document these tests read. */
+interface DocumentParameter {
+  $ref?: string;
+  in: string;
+  example?: unknown;
+}
+interface DocumentOperation {
+  operationId: string;
+  parameters?: DocumentParameter[];
+  responses: Record<string, unknown>;
+  'x-codeSamples'?: Sample[];
+}
+type PathItem = { parameters?: DocumentParameter[] } & Record<string, unknown>;
+
 interface ServedOperation {
   operationId: string;
   method: string;
@@ -39,16 +53,17 @@ interface ServedOperation {
 
 async function servedOperations(): Promise<ServedOperation[]> {
   const text = await (await fetch(`${new URL(harness.baseUrl).origin}/openapi.yaml`)).text();
-  const document = yaml.load(text) as { paths: Record<string, Record<string, any>>; components: { parameters: Record<string, any> } };
+  const document = yaml.load(text) as { paths: Record<string, PathItem>; components: { parameters: Record<string, DocumentParameter> } };
   const operations = Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => METHODS.includes(method))
-      .map(([method, operation]) => {
-        const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((parameter: any) =>
-          parameter.$ref ? document.components.parameters[parameter.$ref.split('/').pop()] : parameter,
+      .map(([method, value]) => {
+        const operation = value as DocumentOperation;
+        const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((parameter) =>
+          parameter.$ref ? document.components.parameters[parameter.$ref.split('/').pop()!] : parameter,
         );
         return {
-          operationId: operation.operationId as string,
+          operationId: operation.operationId,
           method,
           path,
           success: Math.min(
@@ -57,7 +72,7 @@ async function servedOperations(): Promise<ServedOperation[]> {
               .filter((status) => status >= 200 && status < 300),
           ),
           examples: parameters.filter((parameter) => parameter.in === 'path').map((parameter) => encodeURIComponent(String(parameter.example))),
-          samples: (operation['x-codeSamples'] ?? []) as Sample[],
+          samples: operation['x-codeSamples'] ?? [],
         };
       }),
   );
@@ -89,7 +104,7 @@ async function fixtures(): Promise<{ tenant: Tenant; ids: Record<string, string>
   const spare = await createAdminKey(tenant.accountId, { name: 'Revoked by a code sample' });
   return {
     tenant,
-    ids: { msg: sent.body.data.id, bulk: bulk.body.data.bulk_id, inb: inbound.id, snd: sender.body.data.id, key: spare.id, whe: endpoint.body.data.id },
+    ids: { msg: sent.body.data.id, bulk: bulk.body.data.bulk_id!, inb: inbound.id, snd: sender.body.data.id, key: spare.id, whe: endpoint.body.data.id },
   };
 }
 
@@ -204,7 +219,7 @@ describe('the code samples of the served document', function () {
     ];
     const checked = await run(process.execPath, [TSC, ...args]).then(
       () => '',
-      (error: { stdout?: string }) => error.stdout ?? String(error),
+      (error: Error & { stdout?: string }) => error.stdout ?? String(error),
     );
     expect(checked, `tsc on the TypeScript samples (${file})`).to.equal('');
   });

@@ -78,7 +78,7 @@ describe('docs/grafana-dashboard.json', () => {
     expect(rows.map((row) => row.title)).to.deep.equal(['Traffic', 'Upstreams', 'Deliveries', 'Messages', 'Queues', 'Webhooks', 'Money', 'Process']);
 
     const charts = panels.filter((panel) => panel.type !== 'row');
-    expect(charts).to.not.be.empty;
+    expect(charts).to.have.length.above(0);
     for (const panel of panels) {
       const { h, w, x, y } = panel.gridPos ?? {};
       expect([h, w, x, y].every(Number.isInteger), `gridPos of "${panel.title}"`).to.equal(true);
@@ -86,11 +86,11 @@ describe('docs/grafana-dashboard.json', () => {
     }
     for (const panel of charts) {
       expect(['timeseries', 'stat'], `type of "${panel.title}"`).to.include(panel.type);
-      expect(panel.description, `description of "${panel.title}"`).to.be.a('string').and.not.be.empty;
-      expect(panel.targets, `targets of "${panel.title}"`).to.be.an('array').that.is.not.empty;
+      expect(panel.description, `description of "${panel.title}"`).to.be.a('string').and.have.length.above(0);
+      expect(panel.targets, `targets of "${panel.title}"`).to.be.an('array').with.length.above(0);
       for (const target of panel.targets ?? []) {
         expect(target.datasource?.uid, `datasource of "${panel.title}" ${target.refId}`).to.equal(DATASOURCE);
-        expect(target.expr, `expr of "${panel.title}" ${target.refId}`).to.be.a('string').and.not.be.empty;
+        expect(target.expr, `expr of "${panel.title}" ${target.refId}`).to.be.a('string').and.have.length.above(0);
       }
     }
     // No two panels overlap.

@@ -474,8 +474,8 @@ describe('planSegments', () => {
           if (plan.segments === 1) return;
           const limit = limitsFor(plan);
           for (let i = 0; i + 1 < plan.parts.length; i++) {
-            const part = plan.parts[i]!;
-            const next = plan.parts[i + 1]!;
+            const part = plan.parts[i];
+            const next = plan.parts[i + 1];
             const first = String.fromCodePoint(next.codePointAt(0)!);
             expect(part.length).to.be.greaterThan(0);
             expect(unitsOf(part + first, plan.encoding)).to.be.greaterThan(limit);

@@ -22,7 +22,7 @@ async function send(key: { id: string } & Limits, count: number, now: string): P
     return 'ok';
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return { code: error.code, message: error.message, retryAfter: (error.headers as Record<string, string>)['Retry-After'] };
+    return { code: error.code, message: error.message, retryAfter: error.headers['Retry-After'] };
   }
 }
 

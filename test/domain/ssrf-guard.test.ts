@@ -5,13 +5,13 @@ import { AddressNotAllowedError, checkWebhookUrl, isPublicAddress, publicOnlyLoo
 /** A resolver standing in for DNS (the network is closed to tests); records what it was asked. */
 function fakeLookup(table: Record<string, string[]>): ((host: string) => Promise<string[]>) & { asked: string[] } {
   const asked: string[] = [];
-  const lookup = async (host: string): Promise<string[]> => {
+  const lookup = (host: string): Promise<string[]> => {
     asked.push(host);
     const answer = table[host];
     if (answer === undefined) {
-      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND', hostname: host });
+      return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND', hostname: host }));
     }
-    return answer;
+    return Promise.resolve(answer);
   };
   return Object.assign(lookup, { asked });
 }
@@ -174,11 +174,11 @@ describe('SSRF guard', () => {
     /** Answers as dns.lookup with `all: true` would, from a table; records the options it was given. */
     function resolver(table: Record<string, string[]>) {
       const asked: LookupOptions[] = [];
-      const resolveAll = async (host: string, options: LookupOptions): Promise<LookupAddress[]> => {
+      const resolveAll = (host: string, options: LookupOptions): Promise<LookupAddress[]> => {
         asked.push(options);
         const answer = table[host];
-        if (answer === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-        return answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+        if (answer === undefined) return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+        return Promise.resolve(answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
       };
       return Object.assign(resolveAll, { asked });
     }

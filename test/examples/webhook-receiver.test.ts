@@ -22,7 +22,7 @@ describe('examples/webhook-receiver.ts', () => {
     receiver.stdout?.on('data', (chunk) => (stdout += chunk));
     receiver.stderr?.on('data', (chunk) => (stderr += chunk));
     await eventually(
-      async () => stdout + stderr,
+      () => stdout + stderr,
       (output) => output.includes('listening') || receiver.exitCode !== null,
       { what: 'the example to listen' },
     );
@@ -56,12 +56,12 @@ describe('examples/webhook-receiver.ts', () => {
     // event's line on the same stream shows that every earlier line, a repeat's included, is in.
     expect((await post(event('later'))).status).to.equal(200);
     await eventually(
-      async () => stdout,
+      () => stdout,
       (text) => text.includes('message.delivered for msg_later'),
       { what: 'the later event on stdout' },
     );
     await eventually(
-      async () => stderr,
+      () => stderr,
       (text) => count(text, /refused a delivery/g) >= 2,
       { what: 'two refusals on stderr' },
     );

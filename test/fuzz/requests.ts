@@ -223,7 +223,7 @@ function placesIn(value: unknown, prefix: (string | number)[] = []): (string | n
 
 function withValueAt(body: unknown, place: (string | number)[], value: unknown): unknown {
   if (place.length === 0) return value;
-  const copy: any = Array.isArray(body) ? [...body] : { ...(body as object) };
+  const copy = (Array.isArray(body) ? [...(body as unknown[])] : { ...(body as object) }) as Record<string | number, unknown>;
   const [head, ...rest] = place;
   copy[head] = withValueAt(copy[head], rest, value);
   return copy;

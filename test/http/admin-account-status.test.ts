@@ -159,7 +159,7 @@ describe('GET /admin/accounts', () => {
     const made = [];
     for (const [index, name] of ['Alpha', 'Beta', 'Gamma'].entries()) {
       const response = await call('POST', '/admin/accounts', { auth: 'admin', body: { email: `${tag}-${index}@example.com`, name: `${name} ${tag}` } });
-      made.push(response.body.data.id as string);
+      made.push(response.body.data.id);
     }
     await move(made[1], 'suspend');
 

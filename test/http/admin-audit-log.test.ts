@@ -10,8 +10,8 @@ interface Entry {
   action: string;
   target_type: string;
   target_id: string;
-  before: Record<string, any> | null;
-  after: Record<string, any> | null;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
   reason: string | null;
   created_at: string;
 }
@@ -19,7 +19,7 @@ interface Entry {
 /** The audit entries about one target, through the API (so that every answer is checked against the contract). */
 async function entriesOf(targetId: string, action?: string): Promise<Entry[]> {
   const query = new URLSearchParams({ target_id: targetId, ...(action && { action }) });
-  const response = await call('GET', `/admin/audit-log?${query}`, { auth: 'admin' });
+  const response = await call('GET', `/admin/audit-log?${query.toString()}`, { auth: 'admin' });
   expect(response.status, JSON.stringify(response.body)).to.equal(200);
   return response.body.data;
 }

@@ -211,7 +211,9 @@ describe('GET /admin/messages', () => {
         (
           await harness
             .db('messages')
-            .modify((query) => status && query.where({ status }))
+            .modify((query) => {
+              if (status) query.where({ status });
+            })
             .count({ n: '*' })
         )[0].n,
       );

@@ -1,11 +1,18 @@
 import { expect } from 'chai';
-import { call, expectError } from '../support/client.ts';
+import { call, expectError, type AnswerData } from '../support/client.ts';
 import { FakeHttpProvider } from '../support/fake-http-provider.ts';
 import { eventually, receivingEndpoint, sendingTenant, storeMessages, waitForMessage } from '../support/fixtures.ts';
 import type { WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const story = (id: string) => call('GET', `/admin/messages/${id}/story`, { auth: 'admin' });
 const deliveries = (entries: { kind: string }[]) => entries.filter((entry) => entry.kind === 'webhook_delivery').length;
+
+type StoryEntry = AnswerData<'GET', '/admin/messages/{id}/story'>['entries'][number];
+/** The entry as one of its kind, which it must be. */
+function ofKind<K extends StoryEntry['kind']>(entry: StoryEntry, kind: K): Extract<StoryEntry, { kind: K }> {
+  expect(entry.kind).to.equal(kind);
+  return entry as Extract<StoryEntry, { kind: K }>;
+}
 
 describe('GET /admin/messages/{id}/story', () => {
   let primary: FakeHttpProvider;
@@ -68,17 +75,22 @@ describe('GET /admin/messages/{id}/story', () => {
       'webhook_delivery',
     ]);
     const [pending, debit, refused, accepted, refund, sentStatus, sentEvent, firstDelivery, delivered, deliveredEvent, secondDelivery] = entries;
-    expect(pending.status).to.equal('pending');
-    expect(debit.transaction).to.include({ type: 'debit', amount: -0.02, currency: 'USD', message_id: id });
+    expect(ofKind(pending, 'status').status).to.equal('pending');
+    expect(ofKind(debit, 'ledger').transaction).to.include({ type: 'debit', amount: -0.02, currency: 'USD', message_id: id });
     expect(refused).to.include({ attempt: 1, route_id: tenant.routeIds[0], outcome: 'retryable' });
     expect(accepted).to.include({ attempt: 2, route_id: tenant.routeIds[1], outcome: 'accepted', error_code: null });
-    expect(refund.transaction).to.include({ type: 'refund', amount: 0.005, message_id: id });
-    expect(sentStatus.status).to.equal('sent');
-    expect(sentEvent.type).to.equal('message.sent');
-    expect(firstDelivery.webhook_attempt).to.include({ event_id: sentEvent.event_id, attempt: 1, succeeded: true, status_code: 200 });
-    expect(delivered.status).to.equal('delivered');
-    expect(deliveredEvent.type).to.equal('message.delivered');
-    expect(secondDelivery.webhook_attempt).to.include({ event_id: deliveredEvent.event_id, succeeded: true });
+    expect(ofKind(refund, 'ledger').transaction).to.include({ type: 'refund', amount: 0.005, message_id: id });
+    expect(ofKind(sentStatus, 'status').status).to.equal('sent');
+    expect(ofKind(sentEvent, 'event').type).to.equal('message.sent');
+    expect(ofKind(firstDelivery, 'webhook_delivery').webhook_attempt).to.include({
+      event_id: ofKind(sentEvent, 'event').event_id,
+      attempt: 1,
+      succeeded: true,
+      status_code: 200,
+    });
+    expect(ofKind(delivered, 'status').status).to.equal('delivered');
+    expect(ofKind(deliveredEvent, 'event').type).to.equal('message.delivered');
+    expect(ofKind(secondDelivery, 'webhook_delivery').webhook_attempt).to.include({ event_id: ofKind(deliveredEvent, 'event').event_id, succeeded: true });
     const times = entries.map((entry: { at: string }) => entry.at);
     expect(times).to.deep.equal([...times].sort());
   });
@@ -90,7 +102,7 @@ describe('GET /admin/messages/{id}/story', () => {
     ]);
     const response = await story(id);
     expect(response.status).to.equal(200);
-    expect(response.body.data.entries.map((entry: { kind: string; status: string }) => [entry.kind, entry.status])).to.deep.equal([['status', 'failed']]);
+    expect(response.body.data.entries.map((entry) => [entry.kind, 'status' in entry ? entry.status : undefined])).to.deep.equal([['status', 'failed']]);
   });
 
   it('answers 404 for an unknown message and 400 for a malformed id', async () => {

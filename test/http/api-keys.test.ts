@@ -165,8 +165,8 @@ describe('GET /api-keys', () => {
     const stored = await harness.db('api_keys').where({ id: tenant.keyId }).first();
     expect(stored.last_used_at).to.equal(null);
     const listed = await call('GET', '/api-keys', { auth: tenant.key });
-    const own = listed.body.data.data.find((k: { id: string }) => k.id === tenant.keyId);
-    expect(Date.parse(own.last_used_at)).to.be.at.least(before - 1000);
+    const own = listed.body.data.data.find((k) => k.id === tenant.keyId)!;
+    expect(Date.parse(own.last_used_at!)).to.be.at.least(before - 1000);
   });
 
   it('writes the held last-use times in one batch', async () => {
@@ -187,7 +187,7 @@ describe('DELETE /api-keys/{id}', () => {
     expect(response.body.data).to.deep.equal({ id: other.body.data.id, object: 'api_key', deleted: true });
     expectError(await call('GET', '/messages', { auth: other.body.data.plain_key }), 401, 'unauthorized');
     const listed = await call('GET', '/api-keys', { auth: tenant.key });
-    expect(listed.body.data.data.find((k: { id: string }) => k.id === other.body.data.id).is_active).to.equal(false);
+    expect(listed.body.data.data.find((k) => k.id === other.body.data.id)!.is_active).to.equal(false);
   });
 
   it('answers 200 again when the key is already revoked', async () => {

@@ -24,7 +24,7 @@ describe('authentication', () => {
     expectError(response, 401, 'unauthorized');
     expect(response.body.error.message).to.match(/expired/);
     const listed = await call('GET', '/api-keys', { auth: tenant.key });
-    expect(listed.body.data.data.find((k: { id: string }) => k.id === key.id).is_active).to.equal(false);
+    expect(listed.body.data.data.find((k) => k.id === key.id)!.is_active).to.equal(false);
   });
 
   it('answers 403 forbidden with the reason account_inactive for every key of a suspended account', async () => {

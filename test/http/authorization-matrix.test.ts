@@ -80,8 +80,8 @@ describe('the authorization matrix, generated from openapi.yaml', () => {
   });
 
   it('finds customer and admin operations in the document, each customer one naming a known scope', () => {
-    expect(customerOperations).to.not.be.empty;
-    expect(operations.filter((operation) => operation.admin)).to.not.be.empty;
+    expect(customerOperations).to.have.length.above(0);
+    expect(operations.filter((operation) => operation.admin)).to.have.length.above(0);
     for (const operation of customerOperations) expect(SCOPES, operation.operationId).to.include(operation.scope);
   });
 
@@ -182,7 +182,8 @@ const broaderAsks: Record<string, { ask: Record<string, unknown>; param: string 
 };
 
 describe('a key minting a broader key', () => {
-  const schema = (yaml.load(readFileSync(DEFINITION_PATH, 'utf8')) as any).components.schemas.CreateApiKeyRequest;
+  const schema = (yaml.load(readFileSync(DEFINITION_PATH, 'utf8')) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } })
+    .components.schemas.CreateApiKeyRequest;
   const fields = Object.keys(schema.properties).filter((field) => field !== 'name');
   let tenant: Tenant;
 
@@ -211,7 +212,7 @@ describe('a key minting a broader key', () => {
         const response = await call('POST', '/api-keys/create', { auth: creator.plain_key, body: { name, permissions: ['sms:read'], ...ask } });
         expectError(response, 403, 'forbidden', param);
         expect(response.body.error.type).to.equal('authorization_error');
-        expect(response.body.error.details.reason).to.equal('broader_than_calling_key');
+        expect(response.body.error.details!.reason).to.equal('broader_than_calling_key');
         expect(await harness.db('api_keys').where({ account_id: tenant.accountId, name })).to.have.length(0);
       });
     }

@@ -31,7 +31,7 @@ describe('GET /balance/transactions', function () {
     expect(response.status).to.equal(200);
     expect(response.body.pagination).to.deep.equal({ page: 1, limit: 50, total: 5, pages: 1, has_more: false });
     const rows = response.body.data;
-    expect(rows.map((row: any) => [row.type, row.amount, row.message_id])).to.deep.equal([
+    expect(rows.map((row) => [row.type, row.amount, row.message_id])).to.deep.equal([
       ['credit', 2, null],
       ['refund', 0.25, rejected.id],
       ['debit', -0.25, rejected.id],
@@ -39,20 +39,20 @@ describe('GET /balance/transactions', function () {
       ['credit', 5, null],
     ]);
     const recorded = await harness.db('ledger_entries').where({ account_id: tenant.accountId }).orderBy('id', 'desc');
-    expect(rows.map((row: any) => row.id)).to.deep.equal(recorded.map((row) => `txn_${row.id}`));
+    expect(rows.map((row) => row.id)).to.deep.equal(recorded.map((row) => `txn_${row.id}`));
     expect(rows[0]).to.include({ object: 'balance_transaction', currency: 'USD', description: 'Top-up', balance_after: 6.9 });
     const balance = (await call('GET', '/balance', { auth: tenant.key })).body.data.balance;
     expect(rows[0].balance_after).to.equal(balance);
-    expect(rows.reduce((sum: number, row: any) => sum + Math.round(row.amount * 10_000), 0)).to.equal(Math.round(balance * 10_000));
+    expect(rows.reduce((sum, row) => sum + Math.round(row.amount * 10_000), 0)).to.equal(Math.round(balance * 10_000));
   });
 
   it('filters by type, message and time, and pages', async () => {
     const { tenant, rejected } = await ledgerWithEveryKind();
     const list = async (query: string) => (await call('GET', `/balance/transactions${query}`, { auth: tenant.key })).body;
 
-    expect((await list('?type=debit')).data.map((row: any) => row.amount).sort()).to.deep.equal([-0.1, -0.25].sort());
-    expect((await list('?type=refund')).data.map((row: any) => row.message_id)).to.deep.equal([rejected.id]);
-    expect((await list(`?message_id=${rejected.id}`)).data.map((row: any) => row.type)).to.deep.equal(['refund', 'debit']);
+    expect((await list('?type=debit')).data.map((row) => row.amount).sort()).to.deep.equal([-0.1, -0.25].sort());
+    expect((await list('?type=refund')).data.map((row) => row.message_id)).to.deep.equal([rejected.id]);
+    expect((await list(`?message_id=${rejected.id}`)).data.map((row) => row.type)).to.deep.equal(['refund', 'debit']);
     expect((await list('?type=adjustment')).pagination.total).to.equal(0);
 
     // Whole seconds apart, so that the bounds (exclusive) fall exactly on a row's time.
@@ -63,24 +63,24 @@ describe('GET /balance/transactions', function () {
         .where({ id })
         .update({ created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, index)) });
     const all = (await list('')).data;
-    expect(all.map((row: any) => row.id)).to.deep.equal(ids.map((id) => `txn_${id}`).reverse());
+    expect(all.map((row) => row.id)).to.deep.equal(ids.map((id) => `txn_${id}`).reverse());
     const middle = encodeURIComponent(all[2].created_at);
-    expect((await list(`?created_after=${middle}`)).data.map((row: any) => row.id)).to.deep.equal(all.slice(0, 2).map((row: any) => row.id));
-    expect((await list(`?created_before=${middle}`)).data.map((row: any) => row.id)).to.deep.equal(all.slice(3).map((row: any) => row.id));
+    expect((await list(`?created_after=${middle}`)).data.map((row) => row.id)).to.deep.equal(all.slice(0, 2).map((row) => row.id));
+    expect((await list(`?created_before=${middle}`)).data.map((row) => row.id)).to.deep.equal(all.slice(3).map((row) => row.id));
     expect(
       (await list(`?created_after=${encodeURIComponent(all[4].created_at)}&created_before=${encodeURIComponent(all[0].created_at)}&type=debit`)).data.map(
-        (row: any) => row.id,
+        (row) => row.id,
       ),
     ).to.deep.equal(
       all
         .slice(1, 4)
-        .filter((row: any) => row.type === 'debit')
-        .map((row: any) => row.id),
+        .filter((row) => row.type === 'debit')
+        .map((row) => row.id),
     );
 
     const second = await list('?limit=2&page=2');
     expect(second.pagination).to.deep.equal({ page: 2, limit: 2, total: 5, pages: 3, has_more: true });
-    expect(second.data.map((row: any) => row.id)).to.deep.equal(all.slice(2, 4).map((row: any) => row.id));
+    expect(second.data.map((row) => row.id)).to.deep.equal(all.slice(2, 4).map((row) => row.id));
   });
 
   it("lists only the caller's account", async () => {
@@ -88,7 +88,7 @@ describe('GET /balance/transactions', function () {
     const other = await sendingTenant();
     const response = await call('GET', `/balance/transactions?message_id=${rejected.id}`, { auth: other.key });
     expect(response.body.data).to.deep.equal([]);
-    expect((await call('GET', '/balance/transactions', { auth: other.key })).body.data.map((row: any) => row.type)).to.deep.equal(['credit']);
+    expect((await call('GET', '/balance/transactions', { auth: other.key })).body.data.map((row) => row.type)).to.deep.equal(['credit']);
   });
 
   for (const [query, param] of [

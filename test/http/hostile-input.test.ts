@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import yaml from 'js-yaml';
 import type { Operation } from 'openapi-backend';
 import { DEFINITION_PATH } from '../../app/api.ts';
-import { call, expectError, loadContract } from '../support/client.ts';
+import { call, expectError, loadContract, type Schemas } from '../support/client.ts';
 import { createTenant, sendingTenant, type Tenant } from '../support/fixtures.ts';
 import { ADMIN_TOKEN, harness } from '../support/harness.ts';
 
@@ -93,7 +93,7 @@ describe('validation messages', () => {
   it('name the format, the type and the range in words', async () => {
     const tenant = await createTenant();
     const messages = async (method: string, path: string, body?: unknown) =>
-      (await call(method, path, { auth: tenant.key, body })).body.error.details.errors.map((error: { message: string }) => error.message);
+      (await call(method, path, { auth: tenant.key, body })).body.error.details!.errors!.map((error) => error.message);
     expect(await messages('GET', '/messages?created_after=yesterday')).to.deep.equal([
       'created_after must be an RFC 3339 date-time such as 2025-11-21T14:03:27.512Z.',
     ]);
@@ -112,8 +112,9 @@ describe('validation messages', () => {
       components: { schemas: Record<string, unknown>; parameters: Record<string, { schema: unknown }> };
     };
     const missing: string[] = [];
-    const walk = (schema: any, where: string): void => {
-      if (typeof schema !== 'object' || schema === null) return;
+    const walk = (node: unknown, where: string): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const schema = node as { pattern?: string; 'x-expected'?: string; properties?: Record<string, unknown>; items?: unknown };
       if (schema.pattern && !schema['x-expected']) missing.push(where);
       for (const [name, property] of Object.entries(schema.properties ?? {})) walk(property, `${where}.${name}`);
       if (schema.items) walk(schema.items, `${where}[]`);
@@ -155,7 +156,7 @@ describe('HEAD', () => {
 });
 
 /** Writes raw bytes to Dispatch and reads everything it answers until it closes the connection. */
-function rawExchange(request: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
+function rawExchange(request: string): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
   const { hostname, port } = new URL(harness.baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connectTcp(Number(port), hostname, () => socket.write(request));
@@ -175,14 +176,16 @@ function rawExchange(request: string): Promise<{ status: number; headers: Record
 
 describe('requests Node refuses before Dispatch reads them', () => {
   /** The error envelope, as openapi.yaml defines it, with the request id also in the header. */
-  async function expectEnvelope(answer: { headers: Record<string, string>; body: any }, code: string): Promise<void> {
+  async function expectEnvelope(answer: { headers: Record<string, string>; body: unknown }, code: string): Promise<void> {
     const api = await loadContract();
     const operation = api.getOperation('sendMessage') as Operation;
     const result = api.validator.validateResponse(answer.body, operation, 400);
     expect(result.errors ?? [], JSON.stringify(answer.body)).to.deep.equal([]);
-    expect(answer.body.error.code).to.equal(code);
+    // Valid, as just checked:
+    const body = answer.body as Schemas['ErrorEnvelope'];
+    expect(body.error.code).to.equal(code);
     expect(answer.headers['content-type']).to.match(/^application\/json/);
-    expect(answer.headers['x-request-id']).to.equal(answer.body.meta.request_id);
+    expect(answer.headers['x-request-id']).to.equal(body.meta.request_id);
   }
 
   it('answers headers over 16 KiB with 431 in the JSON envelope', async () => {

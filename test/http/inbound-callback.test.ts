@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { verifySignature } from '../../sdk/webhook-signature.ts';
-import { call } from '../support/client.ts';
+import { call, type AnswerBody } from '../support/client.ts';
 import { harness } from '../support/harness.ts';
 import { inboundTenant, randomHandset, type InboundTenant } from '../support/inbound.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
-async function post(url: string, body: unknown): Promise<{ status: number; body: any }> {
+async function post(url: string, body: unknown): Promise<{ status: number; body: AnswerBody<{ received: boolean; repeat: boolean }> }> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as AnswerBody<{ received: boolean; repeat: boolean }> };
 }
 
 /** A tenant with an HTTP route, and the inbound URL the operator reads off the route to give its provider. */
@@ -16,7 +16,7 @@ async function httpTenant(): Promise<InboundTenant & { inboundUrl: string }> {
   const route = await call('GET', `/admin/routes/${tenant.routeId}`, { auth: 'admin' });
   const { dlr_token: token } = await harness.db('routes').where({ id: tenant.routeId }).first();
   expect(route.body.data.inbound_url).to.equal(`${harness.baseUrl.replace(/\/api\/v1$/, '')}/callbacks/inbound/${token}`);
-  return { ...tenant, inboundUrl: route.body.data.inbound_url };
+  return { ...tenant, inboundUrl: route.body.data.inbound_url! };
 }
 
 describe('POST /callbacks/inbound/<route token> (HTTP providers)', () => {

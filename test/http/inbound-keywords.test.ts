@@ -19,7 +19,7 @@ async function messagesTo(tenant: InboundTenant, to: string) {
   return listed.body.data.reverse() as { id: string; from: string; to: string; body: string; status: string; cost: number }[];
 }
 
-const balanceOf = async (tenant: InboundTenant) => (await call('GET', '/balance', { auth: tenant.key })).body.data.balance as number;
+const balanceOf = async (tenant: InboundTenant) => (await call('GET', '/balance', { auth: tenant.key })).body.data.balance;
 
 const send = (tenant: InboundTenant, to: string) =>
   call('POST', '/messages/send', { auth: tenant.key, body: { from: 'Dispatch', to, body: 'Our summer sale starts today' } });
@@ -56,9 +56,10 @@ describe('keywords in inbound messages', () => {
     expect(await messagesTo(tenant, handset)).to.have.length(1);
     expect(await balanceOf(tenant)).to.equal(9.99);
     const events = await call('GET', '/events', { auth: tenant.key });
-    expect(
-      events.body.data.filter((event: { data: { id: string } }) => event.data.id === confirmation.id).map((event: { type: string }) => event.type),
-    ).to.deep.equal(['message.delivered', 'message.sent']);
+    expect(events.body.data.filter((event) => 'id' in event.data && event.data.id === confirmation.id).map((event) => event.type)).to.deep.equal([
+      'message.delivered',
+      'message.sent',
+    ]);
   });
 
   it('fails only the opted-out recipient of a bulk send', async () => {

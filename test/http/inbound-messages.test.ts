@@ -111,7 +111,7 @@ describe('GET /inbound-messages', () => {
     const created = new Map(
       (await harness.db('inbound_messages').whereIn('id', [first.id, last.id]).select('id', 'created_at')).map((row) => [row.id, row.created_at.getTime()]),
     );
-    const window = `?created_after=${new Date(created.get(first.id)! + 1).toISOString()}&created_before=${new Date(created.get(last.id)!).toISOString()}`;
+    const window = `?created_after=${new Date(created.get(first.id)! + 1).toISOString()}&created_before=${new Date(created.get(last.id)).toISOString()}`;
     expect(await ids(window)).to.deep.equal([middle.id]);
 
     const page = await call('GET', '/inbound-messages?limit=2&page=2', { auth: tenant.key });

@@ -32,7 +32,7 @@ describe('tenant isolation', () => {
   it("cannot revoke another account's key", async () => {
     expectError(await call('DELETE', `/api-keys/${keyId}`, { auth: stranger.key }), 404, 'resource_not_found');
     const listed = await call('GET', '/api-keys', { auth: owner.key });
-    expect(listed.body.data.data.find((k: { id: string }) => k.id === keyId).is_active).to.equal(true);
+    expect(listed.body.data.data.find((k) => k.id === keyId)!.is_active).to.equal(true);
   });
 
   it("lists only the caller's own resources", async () => {

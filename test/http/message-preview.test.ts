@@ -91,7 +91,7 @@ describe('POST /messages/preview', function () {
     for (const [body, { key }] of cases) {
       const auth = { key: key ?? tenant.key };
       const previewed = await preview(auth, { body: 'Hi', ...body });
-      const refusal = previewed.body.data.recipients[0].refusal;
+      const refusal = previewed.body.data.recipients[0].refusal!;
       expect(refusal, JSON.stringify(body)).to.not.equal(null);
       expect(await rowCounts(tenant, [tenant.keyId, limited.id]), JSON.stringify(body)).to.deep.equal(before);
       const sent = await call('POST', '/messages/send', { auth: auth.key, body: { from: 'Dispatch', body: 'Hi', ...body } });

@@ -28,7 +28,7 @@ describe('POST /messages/bulk', () => {
     expect(result.messages.map((m: { to: string }) => m.to)).to.deep.equal(recipients);
     const codeOf = (i: number) => result.messages[i].error?.code;
     expect([codeOf(3), codeOf(5), codeOf(7)]).to.deep.equal(['number_invalid', 'route_invalid', 'recipient_blocklisted']);
-    expect(result.messages.slice(-47).every((m: { error: { code: string } }) => m.error?.code === 'insufficient_balance')).to.equal(true);
+    expect(result.messages.slice(-47).every((m) => m.error?.code === 'insufficient_balance')).to.equal(true);
     expect(result.messages[0]).to.include({ status: 'pending', cost: 0.01, reference: 'campaign-7' });
     expect(result.messages[3]).to.include({ status: 'failed', cost: 0 });
 
@@ -67,7 +67,7 @@ describe('POST /messages/bulk', () => {
     for (const [item, to] of [
       [malformed, '12345'],
       [empty, ''],
-    ]) {
+    ] as const) {
       expect(item).to.include({ to, status: 'failed', cost: 0 });
       expect(item.error).to.deep.equal({
         type: 'invalid_request_error',

@@ -297,7 +297,7 @@ describe('the message life', () => {
       const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
       const failed = await waitForMessage(tenant, response.body.data.id, (m) => m.status !== 'pending');
       expect(failed).to.include({ status: 'failed', attempts: 1, cost: 0 });
-      expect(failed.error.message).to.match(/balance does not cover the price of route/);
+      expect(failed.error!.message).to.match(/balance does not cover the price of route/);
       expect(await balanceOf(tenant.accountId)).to.equal('0.0100');
       expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('0.0100');
     } finally {
@@ -326,7 +326,7 @@ describe('the message life', () => {
       const tenant = await sendingTenant();
       const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
       await eventually(
-        async () => announced,
+        () => announced,
         (names) => names.includes(QUEUES.sendMessage.name),
         { what: 'an announcement naming the send queue' },
       );
@@ -342,7 +342,7 @@ describe('the message life', () => {
     const undelivered = await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'undelivered');
     const { recordDeliveryReports } = await import('../../domain/message-outcomes.ts');
     await recordDeliveryReports(harness.db, jobQueueOf(harness.dispatch.boss), [
-      { routeId: undelivered.route_id, report: { providerMessageId: undelivered.provider_message_id, status: 'delivered' } },
+      { routeId: undelivered.route_id!, report: { providerMessageId: undelivered.provider_message_id!, status: 'delivered' } },
     ]);
     const after = await call('GET', `/messages/${undelivered.id}`, { auth: tenant.key });
     expect(after.body.data.status).to.equal('undelivered');

@@ -3,7 +3,7 @@ import { findAccount } from '../../db/accounts.ts';
 import { jobQueueOf } from '../../db/queues.ts';
 import { optOut } from '../../domain/opt-outs.ts';
 import { acceptMessage } from '../../domain/sending.ts';
-import { call, type ApiResponse } from '../support/client.ts';
+import { call } from '../support/client.ts';
 import { eventually, sendingTenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 
@@ -25,7 +25,7 @@ describe('sends racing an opt-out of their recipient', () => {
     this.timeout(60_000);
     const tenant = await sendingTenant({ balance: 10, routes: [{ price: PRICE }] });
     // The opt-out is started amid the sends, so that some pass before it and some come after.
-    const sends: Promise<ApiResponse>[] = [];
+    const sends: ReturnType<typeof send>[] = [];
     for (let index = 0; index < 25; index += 1) sends.push(send(tenant.key, index));
     const optingOut = call('POST', '/opt-outs/create', { auth: tenant.key, body: { numbers: [TO] } });
     for (let index = 25; index < 50; index += 1) sends.push(send(tenant.key, index));

@@ -47,7 +47,7 @@ describe('sending to an opted-out number', () => {
     });
     expect(response.status).to.equal(201);
     expect(response.body.data).to.include({ total: 4, sent: 2, failed: 2 });
-    expect(response.body.data.messages.map((m: any) => [m.to, m.status, m.cost, m.error?.code ?? null])).to.deep.equal([
+    expect(response.body.data.messages.map((m) => [m.to, m.status, m.cost, m.error?.code ?? null])).to.deep.equal([
       [IN, 'pending', 0.05, null],
       [OUT, 'failed', 0, 'recipient_opted_out'],
       ['+447911223344', 'pending', 0.05, null],

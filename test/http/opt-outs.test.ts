@@ -19,7 +19,7 @@ describe('POST /opt-outs/create', () => {
     const response = await importNumbers(tenant.key, { numbers: [A, B, 'not a number', A, '+44790', C], reason: 'Imported from our previous provider.' });
     expect(response.status).to.equal(200);
     expect(response.body.data).to.include({ object: 'opt_out_import', total: 6, added: 2, unchanged: 2, failed: 2 });
-    expect(response.body.data.results.map((result: any) => [result.number, result.status, result.error?.code ?? null])).to.deep.equal([
+    expect(response.body.data.results.map((result) => [result.number, result.status, result.error?.code ?? null])).to.deep.equal([
       [A, 'added', null],
       [B, 'unchanged', null],
       ['not a number', 'failed', 'number_invalid'],
@@ -63,7 +63,7 @@ describe('POST /opt-outs/create', () => {
       await importNumbers(tenant.key, { numbers: [A, A, B], reason: 'Complaint' });
       // Two deliveries each to the endpoint subscribed to every type and to the one subscribed to opt-outs.
       const received = await eventually(
-        async () => receiver.received.filter((delivery) => delivery.event.type === 'recipient.opted_out'),
+        () => receiver.received.filter((delivery) => delivery.event.type === 'recipient.opted_out'),
         (list) => list.length === 4,
         { what: 'four recipient.opted_out deliveries' },
       );
@@ -75,7 +75,7 @@ describe('POST /opt-outs/create', () => {
       expect(received[0].headers['dispatch-signature']).to.match(/^t=\d+,v1=[0-9a-f]{64}$/);
 
       const listed = await call('GET', '/events?type=recipient.opted_out', { auth: tenant.key });
-      expect(listed.body.data.map((event: any) => event.data.number)).to.have.members([A, B]);
+      expect(listed.body.data.map((event) => ('number' in event.data ? event.data.number : undefined))).to.have.members([A, B]);
       expect((await call('GET', '/events?type=*', { auth: tenant.key })).body.pagination.total).to.equal(2);
       // A v1 client that names no type keeps reading only the message events its enum knows.
       expect((await call('GET', '/events', { auth: tenant.key })).body.pagination.total).to.equal(0);
@@ -103,12 +103,12 @@ describe('GET /opt-outs', () => {
 
     const all = await call('GET', '/opt-outs?limit=1', { auth: tenant.key });
     expect(all.status).to.equal(200);
-    expect(all.body.data.map((row: any) => row.number)).to.deep.equal([B]);
+    expect(all.body.data.map((row) => row.number)).to.deep.equal([B]);
     expect(all.body.pagination).to.deep.equal({ page: 1, limit: 1, total: 2, pages: 2, has_more: true });
     expect(all.body.data[0]).to.deep.include({ object: 'opt_out', source: 'api', reason: null, keyword: null });
 
     const one = await call('GET', `/opt-outs?number=${encodeURIComponent(A)}`, { auth: tenant.key });
-    expect(one.body.data.map((row: any) => row.number)).to.deep.equal([A]);
+    expect(one.body.data.map((row) => row.number)).to.deep.equal([A]);
     expect((await call('GET', `/opt-outs?number=${encodeURIComponent(C)}`, { auth: tenant.key })).body.data).to.deep.equal([]);
     expectError(await call('GET', '/opt-outs?number=0740012345', { auth: tenant.key }), 400, 'parameter_invalid', 'number');
   });
@@ -130,7 +130,7 @@ describe('DELETE /opt-outs/{number}', () => {
     ]);
     expect(history[1].created_at.getTime()).to.be.at.least(history[0].created_at.getTime());
     const events = await call('GET', '/events?type=recipient.opted_in', { auth: tenant.key });
-    expect(events.body.data.map((event: any) => [event.type, event.data.number])).to.deep.equal([['recipient.opted_in', A]]);
+    expect(events.body.data.map((event) => [event.type, 'number' in event.data ? event.data.number : undefined])).to.deep.equal([['recipient.opted_in', A]]);
   });
 
   it("answers 404 for a number that is not opted out, or is another account's, and 400 for one that is not E.164", async () => {
@@ -202,11 +202,11 @@ describe('GET /admin/opt-outs', () => {
 
     const byNumber = await call('GET', `/admin/opt-outs?number=${encodeURIComponent(A)}&limit=100`, { auth: 'admin' });
     expect(byNumber.status).to.equal(200);
-    const mine = byNumber.body.data.filter((row: any) => [first.accountId, second.accountId].includes(row.account_id));
-    expect(mine.map((row: any) => row.account_id)).to.have.members([first.accountId, second.accountId]);
+    const mine = byNumber.body.data.filter((row) => [first.accountId, second.accountId].includes(row.account_id));
+    expect(mine.map((row) => row.account_id)).to.have.members([first.accountId, second.accountId]);
 
     const byAccount = await call('GET', `/admin/opt-outs?account_id=${first.accountId}`, { auth: 'admin' });
-    expect(byAccount.body.data.map((row: any) => [row.account_id, row.number])).to.deep.equal([
+    expect(byAccount.body.data.map((row) => [row.account_id, row.number])).to.deep.equal([
       [first.accountId, B],
       [first.accountId, A],
     ]);

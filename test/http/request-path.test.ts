@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { createLogger } from '../../app/logger.ts';
-import { call, expectError } from '../support/client.ts';
+import { call, expectError, type Schemas } from '../support/client.ts';
 import { createTenant } from '../support/fixtures.ts';
 import { ADMIN_TOKEN, harness, startInstance } from '../support/harness.ts';
 
@@ -36,7 +36,7 @@ describe('the request path', () => {
   it('answers a path outside the API with 404 in the envelope too', async () => {
     const response = await fetch(`${harness.baseUrl.replace('/api/v1', '')}/wp-login.php`);
     expect(response.status).to.equal(404);
-    expect(((await response.json()) as any).error.code).to.equal('not_found');
+    expect(((await response.json()) as Schemas['ErrorEnvelope']).error.code).to.equal('not_found');
   });
 
   it('answers a wrong method with 405 and an Allow header', async () => {
@@ -65,7 +65,7 @@ describe('the request path', () => {
     expect([browser.status, browser.headers.get('location')]).to.deep.equal([302, '/docs']);
     const program = await fetch(root, { headers: { accept: 'application/json' } });
     expect(program.status).to.equal(404);
-    expect(((await program.json()) as any).error.message).to.match(/\/api\/v1.*\/docs/);
+    expect(((await program.json()) as Schemas['ErrorEnvelope']).error.message).to.match(/\/api\/v1.*\/docs/);
   });
 
   it('answers malformed JSON with 400 invalid_json and no stack trace', async () => {
@@ -91,7 +91,7 @@ describe('the request path', () => {
     const tenant = await createTenant();
     const response = await call('POST', '/api-keys/create', { auth: tenant.key, body: { rate_limit: 0, colour: 'blue' } });
     expect(response.status).to.equal(400);
-    const params = response.body.error.details.errors.map((error: { param: string }) => error.param);
+    const params = response.body.error.details!.errors!.map((error) => error.param);
     expect(params).to.have.members(['name', 'rate_limit', 'colour']);
   });
 

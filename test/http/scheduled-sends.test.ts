@@ -51,13 +51,13 @@ describe('scheduled sends (send_at)', function () {
     const scheduled = await send(tenant, { send_at: new Date(harness.clock.now().getTime() + MINUTE + 1000).toISOString() });
     expect(scheduled.status).to.equal(201);
     const sent = await waitForMessage(tenant, scheduled.body.data.id, (message) => message.status === 'delivered');
-    expect(Date.parse(sent.sent_at)).to.be.at.least(Date.parse(sent.send_at));
+    expect(Date.parse(sent.sent_at!)).to.be.at.least(Date.parse(sent.send_at!));
   });
 
   it('lists the scheduled messages with scheduled=true, send_after and send_before', async () => {
     const tenant = await sendingTenant();
     harness.clock.set(new Date('2031-05-20T12:00:00Z'));
-    const at = async (sendAt?: string) => (await send(tenant, sendAt ? { send_at: sendAt } : {})).body.data.id as string;
+    const at = async (sendAt?: string) => (await send(tenant, sendAt ? { send_at: sendAt } : {})).body.data.id;
     const nine = await at('2031-05-21T09:00:00Z');
     const ten = await at('2031-05-21T10:00:00Z');
     await at();
@@ -120,7 +120,7 @@ describe('POST /messages/{id}/cancel', function () {
         (rows) => rows.every((row) => row.status !== 'pending'),
         { what: 'every raced message settled', timeoutMs: 30_000 },
       );
-      const submitted = new Set(upstream.requests.map((request) => request.body.message_id as string));
+      const submitted = new Set(upstream.requests.map((request) => request.body.message_id));
       for (const [index, id] of ids.entries()) {
         const row = settled.find((message) => message.id === id)!;
         if (answers[index].status === 200) {
@@ -151,7 +151,7 @@ describe('POST /messages/bulk/{bulk_id}/cancel', () => {
     });
     expect(bulk.status).to.equal(201);
     const bulkId = bulk.body.data.bulk_id;
-    expect(bulk.body.data.messages.map((message: { bulk_id: string }) => message.bulk_id)).to.deep.equal([bulkId, bulkId, bulkId]);
+    expect(bulk.body.data.messages.map((message) => message.bulk_id)).to.deep.equal([bulkId, bulkId, bulkId]);
     const first = await call('POST', `/messages/bulk/${bulkId}/cancel`, { auth: tenant.key });
     expect(first.status).to.equal(200);
     expect(first.body.data).to.deep.equal({ object: 'bulk_cancel', bulk_id: bulkId, canceled: 2, not_cancelable: 1 });

@@ -55,7 +55,8 @@ describe("send windows in the recipient's time zone", function () {
     harness.clock.set(new Date('2031-01-15T12:00:00Z'));
     const held = await send(tenant, { to: TOLL_FREE, send_window: DAYTIME });
     expect(held.status).to.equal(201);
-    const { send_at: sendAt, send_window: window } = held.body.data;
+    const sendAt = held.body.data.send_at!;
+    const window = held.body.data.send_window!;
     expect(window.time_zones).to.have.length(42);
     // In every zone the local time at send_at is inside 09:00-20:00, and a minute before it is not in all of them.
     const localTime = (at: Date, zone: string) =>

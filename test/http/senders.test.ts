@@ -127,7 +127,7 @@ describe('GET /senders/{id}', () => {
 describe('POST /admin/senders/{id}/approve, /reject, /suspend', () => {
   async function pendingSender() {
     const tenant = await createTenant();
-    return (await call('POST', '/senders/create', { auth: tenant.key, body: { sender_id: 'Review' } })).body.data.id as string;
+    return (await call('POST', '/senders/create', { auth: tenant.key, body: { sender_id: 'Review' } })).body.data.id;
   }
 
   it('approves a pending sender and stamps approved_at', async () => {

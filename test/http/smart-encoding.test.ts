@@ -90,7 +90,7 @@ describe('POST /messages/bulk with smart_encoding', () => {
     const [first, failed, ...rest] = response.body.data.messages;
     for (const message of [first, ...rest]) expect(message).to.include({ status: 'pending', ...SMART });
     expect(failed).to.include({ status: 'failed', body: REPLACED, encoding: 'GSM-7', segments: 1, cost: 0, smart_encoded: true });
-    expect(failed.error.code).to.equal('number_invalid');
+    expect(failed.error!.code).to.equal('number_invalid');
     expect((await harness.db('accounts').where({ id: tenant.accountId }).first()).balance).to.equal('0.9700');
   });
 
@@ -98,10 +98,10 @@ describe('POST /messages/bulk with smart_encoding', () => {
     const tenant = await sendingTenant({ routes: [{ price: 0.01 }] });
     await setSmartEncoding(tenant, true);
     const byDefault = (await bulk(tenant)).body.data.messages;
-    expect(byDefault.map((m: { smart_encoded: boolean }) => m.smart_encoded)).to.deep.equal([true, true, true, true]);
+    expect(byDefault.map((m) => m.smart_encoded)).to.deep.equal([true, true, true, true]);
     expect(byDefault[0]).to.include(SMART);
     const refused = (await bulk(tenant, { smart_encoding: false })).body.data.messages;
-    expect(refused.map((m: { smart_encoded: boolean }) => m.smart_encoded)).to.deep.equal([false, false, false, false]);
+    expect(refused.map((m) => m.smart_encoded)).to.deep.equal([false, false, false, false]);
     expect(refused[0]).to.include(AS_GIVEN);
   });
 });

@@ -99,7 +99,7 @@ describe('GET /stats and GET /admin/stats', function () {
     const { latency_ms: latency } = (await call('GET', '/stats', { auth: tenant.key })).body.data.totals;
     // Interpolated within a bucket at most 2^0.5 wide; the first bucket is [0, 50 ms).
     expect(latency.p50).to.be.within(latencies[0] < 50 ? 0 : latencies[0] / 1.5, Math.max(latencies.at(-1)! * 1.5, 50));
-    expect(latency.p95).to.be.within(latency.p50, latencies.at(-1)! * 1.5);
+    expect(latency.p95).to.be.within(latency.p50!, latencies.at(-1)! * 1.5);
   });
 
   it('groups by route and country, each group equal to a count over its messages', async () => {
@@ -114,7 +114,7 @@ describe('GET /stats and GET /admin/stats', function () {
         ...figures(countOver(rows.filter((row) => row.route_id === routeId && row.country === country))),
       }))
       .sort((a, b) => ascendingNullLast(a.route_id, b.route_id) || ascendingNullLast(a.country, b.country));
-    expect(response.body.data.groups.map(({ route_id, country, ...group }: any) => ({ route_id, country, ...figures(group) }))).to.deep.equal(expected);
+    expect(response.body.data.groups.map(({ route_id, country, ...group }) => ({ route_id, country, ...figures(group) }))).to.deep.equal(expected);
     // A message the route rejected was carried by no route: like a refused or pending one, its route_id is null.
     expect(expected.map(({ route_id, country }) => [route_id, country])).to.deep.include.members([
       [usRoute, 'US'],
@@ -122,25 +122,25 @@ describe('GET /stats and GET /admin/stats', function () {
       [null, 'FR'],
       [null, null],
     ]);
-    const us = response.body.data.groups.find((group: any) => group.route_id === usRoute);
+    const us = response.body.data.groups.find((group) => group.route_id === usRoute)!;
     expect(us.delivery_rate).to.equal(1);
-    expect(response.body.data.groups.find((group: any) => group.country === 'GB').delivery_rate).to.equal(0);
+    expect(response.body.data.groups.find((group) => group.country === 'GB')!.delivery_rate).to.equal(0);
   });
 
   it('groups by country alone, and splits by hour with interval', async () => {
     const byCountry = (await call('GET', '/stats?group_by=country', { auth: tenant.key })).body.data.groups;
-    expect(byCountry.map((group: any) => [group.country, group.messages])).to.deep.equal([
+    expect(byCountry.map((group) => [group.country, group.messages])).to.deep.equal([
       ['FR', 1],
       ['GB', 2],
       ['US', 4],
       [null, 2],
     ]);
-    expect(byCountry.every((group: any) => !('route_id' in group))).to.equal(true);
+    expect(byCountry.every((group) => !('route_id' in group))).to.equal(true);
 
     const hourly = (await call('GET', '/stats?interval=hour', { auth: tenant.key })).body.data;
     expect(hourly.groups.length).to.be.within(1, 2);
-    for (const group of hourly.groups) expect(Date.parse(group.period_start) % 3_600_000).to.equal(0);
-    expect(hourly.groups.reduce((sum: number, group: any) => sum + group.messages, 0)).to.equal(hourly.totals.messages);
+    for (const group of hourly.groups) expect(Date.parse(group.period_start!) % 3_600_000).to.equal(0);
+    expect(hourly.groups.reduce((sum, group) => sum + group.messages, 0)).to.equal(hourly.totals.messages);
   });
 
   it('counts a range by the time the messages were created, widened to whole hours', async () => {
@@ -151,7 +151,7 @@ describe('GET /stats and GET /admin/stats', function () {
     expect(old.totals.messages).to.equal(1);
     expect(old.totals.by_status.delivered).to.equal(1);
     expect(old.groups).to.have.length(1);
-    expect(Date.parse(old.groups[0].period_start) % 86_400_000).to.equal(0);
+    expect(Date.parse(old.groups[0].period_start!) % 86_400_000).to.equal(0);
   });
 
   it('lets the operator read one account, or every account grouped by account', async () => {
@@ -161,17 +161,17 @@ describe('GET /stats and GET /admin/stats', function () {
     expect(admin.body.data.currency).to.equal('USD');
     expect(admin.body.data.totals).to.deep.equal(own.totals);
     expect(
-      admin.body.data.groups.map(({ account_id, ...group }: any) => {
+      admin.body.data.groups.map(({ account_id, ...group }) => {
         expect(account_id).to.equal(tenant.accountId);
         return group;
       }),
     ).to.deep.equal(own.groups);
 
     const everyone = (await call('GET', '/admin/stats?group_by=account', { auth: 'admin' })).body.data;
-    const mine = everyone.groups.find((group: any) => group.account_id === tenant.accountId);
+    const mine = everyone.groups.find((group) => group.account_id === tenant.accountId)!;
     const { account_id: _, ...figuresOfMine } = mine;
     expect(figuresOfMine).to.deep.equal(own.totals);
-    expect(everyone.totals.messages).to.equal(everyone.groups.reduce((sum: number, group: any) => sum + group.messages, 0));
+    expect(everyone.totals.messages).to.equal(everyone.groups.reduce((sum, group) => sum + group.messages, 0));
   });
 
   for (const [query, param] of [
@@ -209,7 +209,7 @@ describe("the bench's statistics seed and check", function () {
       await seedStatsMessages(pool, tenant.accountId, tenant.routeIds, 2_000);
       const stats = (await call('GET', '/stats?group_by=country', { auth: tenant.key })).body.data;
       expect(await statsTotalsExact(pool, tenant.accountId, stats)).to.deep.equal({ exact: true, answered: 2_000, counted: 2_000 });
-      expect(stats.groups.map((group: any) => [group.country, group.messages])).to.deep.equal([
+      expect(stats.groups.map((group) => [group.country, group.messages])).to.deep.equal([
         ['DE', 400],
         ['FR', 400],
         ['GB', 400],

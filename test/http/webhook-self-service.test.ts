@@ -21,7 +21,7 @@ async function endpointAt(tenant: Tenant, answer: Answer | ((index: number) => A
   receiver.answerWith(answer);
   const created = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url, ...(events && { events }) } });
   expect(created.status, JSON.stringify(created.body)).to.equal(201);
-  return { receiver, id: created.body.data.id as string, secret: created.body.data.signing_secret as string };
+  return { receiver, id: created.body.data.id, secret: created.body.data.signing_secret };
 }
 
 async function sendTest(tenant: Tenant, endpointId: string): Promise<string> {
@@ -112,7 +112,7 @@ describe('GET /webhooks/{id}/attempts', () => {
       { what: 'three attempts' },
     );
     expect(all.status).to.equal(200);
-    expect(all.body.data.map((a: any) => [a.event_id, a.attempt, a.succeeded, a.status_code])).to.deep.equal([
+    expect(all.body.data.map((a) => [a.event_id, a.attempt, a.succeeded, a.status_code])).to.deep.equal([
       [second, 1, true, 200],
       [first, 2, true, 200],
       [first, 1, false, 503],
@@ -121,14 +121,14 @@ describe('GET /webhooks/{id}/attempts', () => {
     expect(all.body.pagination).to.deep.equal({ page: 1, limit: 50, total: 3, pages: 1, has_more: false });
 
     const ofFirst = await call('GET', `/webhooks/${id}/attempts?event_id=${first}`, { auth: tenant.key });
-    expect(ofFirst.body.data.map((a: any) => a.attempt)).to.deep.equal([2, 1]);
+    expect(ofFirst.body.data.map((a) => a.attempt)).to.deep.equal([2, 1]);
     const failed = await call('GET', `/webhooks/${id}/attempts?succeeded=false`, { auth: tenant.key });
-    expect(failed.body.data.map((a: any) => [a.event_id, a.attempt])).to.deep.equal([[first, 1]]);
+    expect(failed.body.data.map((a) => [a.event_id, a.attempt])).to.deep.equal([[first, 1]]);
     expect(failed.body.pagination.total).to.equal(1);
     const succeededOfFirst = await call('GET', `/webhooks/${id}/attempts?event_id=${first}&succeeded=true`, { auth: tenant.key });
-    expect(succeededOfFirst.body.data.map((a: any) => a.attempt)).to.deep.equal([2]);
+    expect(succeededOfFirst.body.data.map((a) => a.attempt)).to.deep.equal([2]);
     const secondPage = await call('GET', `/webhooks/${id}/attempts?limit=2&page=2`, { auth: tenant.key });
-    expect(secondPage.body.data.map((a: any) => [a.event_id, a.attempt])).to.deep.equal([[first, 1]]);
+    expect(secondPage.body.data.map((a) => [a.event_id, a.attempt])).to.deep.equal([[first, 1]]);
     expect(secondPage.body.pagination).to.deep.equal({ page: 2, limit: 2, total: 3, pages: 2, has_more: false });
   });
 
@@ -163,7 +163,7 @@ describe('POST /webhooks/{id}/rotate-secret', () => {
     expect(fresh)
       .to.match(/^whsec_[0-9A-Za-z]{43}$/)
       .and.not.equal(original);
-    const expiresAt = Date.parse(rotated.body.data.previous_secret_expires_at);
+    const expiresAt = Date.parse(rotated.body.data.previous_secret_expires_at!);
     expect(expiresAt - Date.now()).to.be.within(3_500_000, 3_700_000);
     expect((await call('GET', `/webhooks/${id}`, { auth: tenant.key })).body.data).to.not.have.property('signing_secret');
 
@@ -189,7 +189,7 @@ describe('POST /webhooks/{id}/rotate-secret', () => {
     const { receiver, id, secret: original } = await endpointAt(tenant);
     const first = (await call('POST', `/webhooks/${id}/rotate-secret`, { auth: tenant.key })).body.data;
     // Omitted, the grace period is a day.
-    expect(Date.parse(first.previous_secret_expires_at) - Date.now()).to.be.within(86_300_000, 86_500_000);
+    expect(Date.parse(first.previous_secret_expires_at!) - Date.now()).to.be.within(86_300_000, 86_500_000);
     const second = await call('POST', `/webhooks/${id}/rotate-secret`, { auth: tenant.key, body: { expires_in_seconds: 0 } });
     expect(second.status).to.equal(200);
     expect(second.body.data.previous_secret_expires_at).to.equal(null);

@@ -57,8 +57,8 @@ describe('sending through an HTTP provider', () => {
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
     const failed = await waitForMessage(tenant, response.body.data.id, (m) => m.status !== 'pending');
     expect(failed).to.include({ status: 'failed', attempts: 1, cost: 0 });
-    expect(failed.error.code).to.equal('provider_timeout');
-    expect(failed.error.message).to.match(/may still have been sent/);
+    expect(failed.error!.code).to.equal('provider_timeout');
+    expect(failed.error!.message).to.match(/may still have been sent/);
     expect(backup.requests).to.have.length(0);
     expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('10.0000');
     const attempts = await harness.db('message_attempts').where({ message_id: failed.id }).select('route_id', 'outcome', 'error_message');
@@ -73,7 +73,7 @@ describe('sending through an HTTP provider', () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++)
       ids.push((await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: `Lost answer ${i}` } })).body.data.id);
-    for (const id of ids) expect((await waitForMessage(tenant, id, (m) => m.status !== 'pending')).error.code).to.equal('provider_timeout');
+    for (const id of ids) expect((await waitForMessage(tenant, id, (m) => m.status !== 'pending')).error!.code).to.equal('provider_timeout');
     expect(await ledgerSum(harness.db, tenant.accountId)).to.equal('10.0000');
     const dlrUrl = primary.requests[0].body.dlr_url;
 

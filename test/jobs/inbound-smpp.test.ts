@@ -71,15 +71,15 @@ describe('inbound messages over SMPP', function () {
     const from = randomHandset();
     const statuses = await Promise.all([
       inbound({ source_addr: from, data_coding: 0, short_message: Buffer.from('On my way') }),
-      smsc.sendReceipt(message.provider_message_id, 'DELIVRD'),
+      smsc.sendReceipt(message.provider_message_id!, 'DELIVRD'),
       inbound({ source_addr: from, data_coding: 0, short_message: Buffer.from('Thanks') }),
     ]);
     expect(statuses).to.deep.equal([0, 0, 0]);
 
     await waitForMessage(tenant, message.id, (m) => m.status === 'delivered');
     const listed = (await call('GET', '/inbound-messages', { auth: tenant.key })).body.data;
-    expect(listed.map((m: any) => m.body).sort()).to.deep.equal(['On my way', 'Thanks']);
-    expect(listed.every((m: any) => m.from === from && m.to === tenant.number && m.route_id === tenant.routeId && m.encoding === 'GSM-7')).to.equal(true);
+    expect(listed.map((m) => m.body).sort()).to.deep.equal(['On my way', 'Thanks']);
+    expect(listed.every((m) => m.from === from && m.to === tenant.number && m.route_id === tenant.routeId && m.encoding === 'GSM-7')).to.equal(true);
     // The receipt was no inbound message, and the inbound messages were no receipts.
     expect(await harness.db('early_reports').where({ route_id: tenant.routeId })).to.have.length(0);
   });
@@ -87,14 +87,14 @@ describe('inbound messages over SMPP', function () {
   it('reassembles a three-part UCS-2 message that arrives out of order (3, 1, 2) exactly, once', async () => {
     const body = `Привет! ${'ж'.repeat(150)} 😀 конец — ✓`;
     const parts = cut(ucs2(body), 3);
-    expect(await inbound({ data_coding: 8, esm_class: UDHI, short_message: Buffer.concat([udh8(0x5c, 3, 3), parts[2]!]) })).to.equal(0);
-    expect(await inbound({ data_coding: 8, esm_class: UDHI, short_message: Buffer.concat([udh8(0x5c, 3, 1), parts[0]!]) })).to.equal(0);
+    expect(await inbound({ data_coding: 8, esm_class: UDHI, short_message: Buffer.concat([udh8(0x5c, 3, 3), parts[2]]) })).to.equal(0);
+    expect(await inbound({ data_coding: 8, esm_class: UDHI, short_message: Buffer.concat([udh8(0x5c, 3, 1), parts[0]]) })).to.equal(0);
     // Each part was stored before it was acknowledged, and no message is made of two of three.
     expect(await harness.db('inbound_parts').where({ route_id: tenant.routeId, completed_at: null })).to.have.length(2);
     expect(await storedInbound(harness.db, tenant.routeId)).to.have.length(0);
     // A repeat of a part changes nothing.
-    expect(await inbound({ data_coding: 8, esm_class: UDHI, short_message: Buffer.concat([udh8(0x5c, 3, 1), parts[0]!]) })).to.equal(0);
-    expect(await inbound({ data_coding: 8, esm_class: UDHI, short_message: Buffer.concat([udh8(0x5c, 3, 2), parts[1]!]) })).to.equal(0);
+    expect(await inbound({ data_coding: 8, esm_class: UDHI, short_message: Buffer.concat([udh8(0x5c, 3, 1), parts[0]]) })).to.equal(0);
+    expect(await inbound({ data_coding: 8, esm_class: UDHI, short_message: Buffer.concat([udh8(0x5c, 3, 2), parts[1]]) })).to.equal(0);
 
     const stored = await storedInbound(harness.db, tenant.routeId);
     expect(stored).to.have.length(1);
@@ -108,7 +108,7 @@ describe('inbound messages over SMPP', function () {
       account_id: tenant.accountId,
     });
     // A part repeated after its message was stored is a repeat still, not the start of another message.
-    expect(await inbound({ data_coding: 8, esm_class: UDHI, short_message: Buffer.concat([udh8(0x5c, 3, 3), parts[2]!]) })).to.equal(0);
+    expect(await inbound({ data_coding: 8, esm_class: UDHI, short_message: Buffer.concat([udh8(0x5c, 3, 3), parts[2]]) })).to.equal(0);
     expect(await harness.db('inbound_parts').where({ route_id: tenant.routeId, completed_at: null })).to.have.length(0);
     expect(await storedInbound(harness.db, tenant.routeId)).to.have.length(1);
   });
@@ -135,16 +135,16 @@ describe('inbound messages over SMPP', function () {
     const from = randomHandset();
     // The same low byte (0x34) in both references.
     expect(
-      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh16(0x1234, 2, 2), Buffer.from(sixteen[1]!)]) }),
+      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh16(0x1234, 2, 2), Buffer.from(sixteen[1])]) }),
     ).to.equal(0);
     expect(
-      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh8(0x34, 2, 2), Buffer.from(eight[1]!)]) }),
+      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh8(0x34, 2, 2), Buffer.from(eight[1])]) }),
     ).to.equal(0);
     expect(
-      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh8(0x34, 2, 1), Buffer.from(eight[0]!)]) }),
+      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh8(0x34, 2, 1), Buffer.from(eight[0])]) }),
     ).to.equal(0);
     expect(
-      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh16(0x1234, 2, 1), Buffer.from(sixteen[0]!)]) }),
+      await inbound({ source_addr: from, data_coding: 0, esm_class: UDHI, short_message: Buffer.concat([udh16(0x1234, 2, 1), Buffer.from(sixteen[0])]) }),
     ).to.equal(0);
     const stored = await storedInbound(harness.db, tenant.routeId);
     expect(stored.map((m) => [m.body, m.segments, m.complete])).to.deep.equal([
@@ -233,8 +233,8 @@ describe('inbound messages over SMPP, on a Dispatch of their own', function () {
     expect(await storedInbound(db, routeId)).to.have.length(0);
 
     relay.up();
-    await smsc.waitFor(() => smsc.inbound[0]!.statuses.at(-1) === 0, 30_000);
-    const statuses = smsc.inbound[0]!.statuses;
+    await smsc.waitFor(() => smsc.inbound[0].statuses.at(-1) === 0, 30_000);
+    const statuses = smsc.inbound[0].statuses;
     expect(statuses.slice(0, -1).every((status) => status === ESME_RX_T_APPN)).to.equal(true);
     const stored = await storedInbound(db, routeId);
     expect(stored).to.have.length(1);

@@ -15,7 +15,7 @@ describe('send jobs that finish together', () => {
             body: { to: '+14155550123', from: 'Dispatch', body: `Completion ${index}` },
           });
           expect(response.status).to.equal(201);
-          return { tenant, id: response.body.data.id as string };
+          return { tenant, id: response.body.data.id };
         }),
       ),
     );

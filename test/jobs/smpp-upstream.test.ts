@@ -66,9 +66,9 @@ describe('sending through an SMPP provider', () => {
     const tenant = await sendingTenant({ routes: [smppRoute(smsc)] });
     const response = await call('POST', '/messages/send', { auth: tenant.key, body: { to: TO, from: 'Dispatch', body: 'Hi' } });
     const sent = await waitForMessage(tenant, response.body.data.id, (m) => m.status === 'sent');
-    await smsc.sendReceipt(sent.provider_message_id, 'UNDELIV', '034');
+    await smsc.sendReceipt(sent.provider_message_id!, 'UNDELIV', '034');
     const undelivered = await waitForMessage(tenant, sent.id, (m) => m.status === 'undelivered');
-    expect(undelivered.error.message).to.include('stat:UNDELIV err:034');
+    expect(undelivered.error!.message).to.include('stat:UNDELIV err:034');
   });
 
   it('fails over when the SMSC throttles (ESME_RTHROTTLED)', async () => {

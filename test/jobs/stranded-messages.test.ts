@@ -58,7 +58,7 @@ describe('messages that no live job will move', () => {
     await reconcileAll(quiet.dispatch);
     const failed = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
     expect(failed).to.include({ status: 'failed', attempts: 1, cost: 0 });
-    expect(failed.error.code).to.equal('provider_timeout');
+    expect(failed.error!.code).to.equal('provider_timeout');
     expect(provider.requests).to.have.length(0);
     const refunds = await db()('ledger_entries').where({ message_id: id, kind: 'refund' }).pluck('amount');
     expect(refunds).to.deep.equal(['0.0100']);
@@ -94,7 +94,7 @@ describe('messages that no live job will move', () => {
     await reconcileAll(quiet.dispatch);
     const failed = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
     expect(failed).to.include({ status: 'failed', cost: 0 });
-    expect(failed.error.code).to.equal('provider_unavailable');
+    expect(failed.error!.code).to.equal('provider_unavailable');
   });
 
   it('fail with provider_unavailable once the send window has passed, without a submission after it', async () => {
@@ -104,7 +104,7 @@ describe('messages that no live job will move', () => {
     await reconcileAll(quiet.dispatch);
     const failed = await waitForMessage(tenant, id, (m) => m.status !== 'pending');
     expect(failed).to.include({ status: 'failed', cost: 0, attempts: 0 });
-    expect(failed.error.code).to.equal('provider_unavailable');
+    expect(failed.error!.code).to.equal('provider_unavailable');
     expect(provider.requests).to.have.length(0);
   });
 

@@ -90,7 +90,7 @@ describe('webhook delivery', () => {
     expect(state.last_failure_at).to.be.a('string');
     const attempts = await call('GET', `/admin/webhooks/${endpoint.id}/attempts`, { auth: 'admin' });
     expect(attempts.status).to.equal(200);
-    expect(attempts.body.data.map((a: { attempt: number; succeeded: boolean; status_code: number }) => [a.attempt, a.succeeded, a.status_code])).to.deep.equal([
+    expect(attempts.body.data.map((a) => [a.attempt, a.succeeded, a.status_code])).to.deep.equal([
       [3, true, 200],
       [2, false, 500],
       [1, false, 500],

@@ -7,7 +7,7 @@ import { siblingDatabase } from '../support/sibling-database.ts';
 import { WebhookReceiver, type Answer } from '../support/webhook-receiver.ts';
 import { allSettled, attemptsOf, deliveriesOf, waitUntil } from '../support/webhook-state.ts';
 
-async function ok(expected: number, answer: Promise<{ status: number; body: any }>): Promise<any> {
+async function ok<Data>(expected: number, answer: Promise<{ status: number; body: { data: Data } }>): Promise<Data> {
   const { status, body } = await answer;
   expect(status, JSON.stringify(body)).to.equal(expected);
   return body.data;
@@ -45,7 +45,7 @@ function dispatchOfItsOwn(env: Record<string, string>) {
     get dispatch(): Dispatch {
       return dispatch as Dispatch;
     },
-    async endpoint(key: string, answer: Answer): Promise<{ receiver: WebhookReceiver; id: string }> {
+    endpoint: async (key: string, answer: Answer): Promise<{ receiver: WebhookReceiver; id: string }> => {
       const receiver = await WebhookReceiver.start();
       receivers.push(receiver);
       receiver.answerWith(answer);

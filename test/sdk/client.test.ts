@@ -245,7 +245,7 @@ describe('SDK against a live Dispatch', () => {
     const created = await dispatch.webhooks.create({ url: 'http://127.0.0.1:9/sdk-hook', description: 'SDK test' });
     expect(created).to.include({ object: 'webhook_endpoint', url: 'http://127.0.0.1:9/sdk-hook', description: 'SDK test', is_active: true });
     expect(created.events).to.deep.equal(['*']);
-    expect(created.signing_secret).to.be.a('string').and.not.empty;
+    expect(created.signing_secret).to.be.a('string').and.have.length.above(0);
 
     const read = await dispatch.webhooks.get(created.id);
     expect(read.id).to.equal(created.id);
@@ -341,7 +341,7 @@ describe('SDK against a live Dispatch', () => {
       expect(error).to.be.instanceOf(InvalidRequestError);
       expect(error).to.include({ status: 400, type: 'invalid_request_error', code: 'parameter_invalid', param: 'to' });
       expect(error.requestId).to.match(/^req_/);
-      expect(error.message).to.be.a('string').and.not.empty;
+      expect(error.message).to.be.a('string').and.have.length.above(0);
       expect(counter.requests).to.equal(1);
     });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { HttpSubmitPayload } from '../../providers/http.ts';
 
 /**
  * How the fake answers one submit:
@@ -20,15 +21,15 @@ export type FakeBehaviour =
   | { reset: true }
   | { closeMidBody: true };
 
-export type FakeBehaviourFn = (body: any, index: number) => FakeBehaviour;
+export type FakeBehaviourFn = (body: HttpSubmitPayload, index: number) => FakeBehaviour;
 
 export interface FakeRequest {
   method: string;
   /** Path and query, e.g. `/sms`. */
   path: string;
   headers: IncomingHttpHeaders;
-  /** The body parsed as JSON, or the raw text when it is not JSON. */
-  body: any;
+  /** The body parsed as JSON: what Dispatch's `http` provider submits (the raw text when it is not JSON). */
+  body: HttpSubmitPayload;
   rawBody: string;
   receivedAt: number;
 }
@@ -71,17 +72,17 @@ export class FakeHttpProvider {
   }
 
   static async start(): Promise<FakeHttpProvider> {
-    let fake: FakeHttpProvider | undefined;
+    // Requests reach the handlers only once the server listens, after `fake` is made.
     const server = createServer((req, res) => {
-      fake!.#handle(req, res).catch(() => res.destroy());
+      fake.#handle(req, res).catch(() => res.destroy());
     });
-    server.on('connection', () => fake!.connections++);
+    server.on('connection', () => fake.connections++);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    fake = new FakeHttpProvider(server, `http://127.0.0.1:${port}${SUBMIT_PATH}`);
+    const fake = new FakeHttpProvider(server, `http://127.0.0.1:${port}${SUBMIT_PATH}`);
     return fake;
   }
 
@@ -168,12 +169,13 @@ export class FakeHttpProvider {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const rawBody = Buffer.concat(chunks).toString('utf8');
-    let body: any = rawBody;
+    let parsed: unknown = rawBody;
     try {
-      body = rawBody.length > 0 ? JSON.parse(rawBody) : undefined;
+      parsed = rawBody.length > 0 ? JSON.parse(rawBody) : undefined;
     } catch {
       // keep the raw text
     }
+    const body = parsed as HttpSubmitPayload;
     const index = this.requests.length;
     this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, rawBody, receivedAt: Date.now() });
     for (const waiter of this.#waiters.filter((w) => this.requests.length >= w.count)) waiter.resolve();

@@ -115,11 +115,11 @@ export class FakeSmsc {
   }
 
   static async start(options: { systemId?: string; password?: string } = {}): Promise<FakeSmsc> {
-    let smsc: FakeSmsc | undefined;
-    const server = smpp.createServer((session) => smsc!.accept(session));
+    // Sessions reach the handler only once the server listens, after `smsc` is made.
+    const server = smpp.createServer((session) => smsc.accept(session));
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    smsc = new FakeSmsc(server, (server.address() as AddressInfo).port, options.systemId ?? FakeSmsc.SYSTEM_ID, options.password ?? FakeSmsc.PASSWORD);
+    const smsc = new FakeSmsc(server, (server.address() as AddressInfo).port, options.systemId ?? FakeSmsc.SYSTEM_ID, options.password ?? FakeSmsc.PASSWORD);
     return smsc;
   }
 
@@ -323,7 +323,7 @@ export class FakeSmsc {
     }
     const esmClass = pdu.esm_class ?? 0;
     const userData = submitShortMessage(state.raw!);
-    const udhLength = esmClass & 0x40 && userData.length > 0 ? userData[0]! + 1 : 0;
+    const udhLength = esmClass & 0x40 && userData.length > 0 ? userData[0] + 1 : 0;
     const decoded = pdu.short_message;
     const message = decoded === undefined || Buffer.isBuffer(decoded) ? decoded : decoded.message;
     const submit: SmscSubmit = {
@@ -393,7 +393,7 @@ function submitShortMessage(raw: Buffer): Buffer {
   skipCString(); // schedule_delivery_time
   skipCString(); // validity_period
   offset += 4; // registered_delivery, replace_if_present_flag, data_coding, sm_default_msg_id
-  const length = raw[offset]!;
+  const length = raw[offset];
   return raw.subarray(offset + 1, offset + 1 + length);
 }
 

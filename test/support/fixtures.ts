@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { insertMessages, type NewMessage } from '../../db/messages.ts';
 import { newId, randomBase62 } from '../../domain/ids.ts';
-import { call } from './client.ts';
+import { call, type Schemas } from './client.ts';
 import { harness } from './harness.ts';
 import { WebhookReceiver, type Answer } from './webhook-receiver.ts';
 
@@ -117,8 +117,9 @@ export async function sendingTenant(options: { balance?: number; routes?: RouteS
 /**
  * Polls `probe` until `done` holds for what it answers, and answers that; throws with the last
  * answer after `timeoutMs`. The deadline is generous on purpose: it only bounds a failing test.
+ * A probe that only reads what the test holds answers at once, without a promise.
  */
-export async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, options: { timeoutMs?: number; what?: string } = {}): Promise<T> {
+export async function eventually<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, options: { timeoutMs?: number; what?: string } = {}): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   for (;;) {
     const value = await probe();
@@ -129,7 +130,12 @@ export async function eventually<T>(probe: () => Promise<T>, done: (value: T) =>
 }
 
 /** Polls a message until `done` holds for it (through the API, validated like every answer). */
-export async function waitForMessage(tenant: Tenant, id: string, done: (message: any) => boolean, timeoutMs = 10_000): Promise<any> {
+export async function waitForMessage(
+  tenant: Tenant,
+  id: string,
+  done: (message: Schemas['Message']) => boolean,
+  timeoutMs = 10_000,
+): Promise<Schemas['Message']> {
   const read = async () => (await call('GET', `/messages/${id}`, { auth: tenant.key, baseUrl: tenant.baseUrl })).body.data;
   return eventually(read, done, { timeoutMs, what: `message ${id}` });
 }

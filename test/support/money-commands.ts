@@ -58,8 +58,9 @@ class Plan extends MoneyCommand {
     this.answer = answer;
   }
 
-  protected async act(model: MoneyModel): Promise<void> {
+  protected act(model: MoneyModel): Promise<void> {
     model.answers[this.route % model.answers.length] = this.answer;
+    return Promise.resolve();
   }
 
   toString(): string {
@@ -124,7 +125,7 @@ class Bulk extends MoneyCommand {
       return expectError(response, 402, 'insufficient_balance');
     }
     expect(response.status, JSON.stringify(response.body)).to.equal(201);
-    const items: any[] = response.body.data.messages;
+    const items = response.body.data.messages;
     expect(items).to.have.length(recipients.length);
     let balanceRanOut = false;
     items.forEach((item, index) => {
@@ -138,10 +139,10 @@ class Bulk extends MoneyCommand {
       expect(item.cost, what).to.equal(0);
       if (kind === 'valid') {
         // Recipients are charged in request order: once the balance ran out, every later one fails too.
-        expect(item.error.code, what).to.equal('insufficient_balance');
+        expect(item.error!.code, what).to.equal('insufficient_balance');
         balanceRanOut = true;
       } else {
-        expect(EXPECTED_ITEM_ERRORS[kind], what).to.include(item.error.code);
+        expect(EXPECTED_ITEM_ERRORS[kind], what).to.include(item.error!.code);
       }
     });
   }

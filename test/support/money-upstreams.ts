@@ -1,3 +1,4 @@
+import type { HttpSubmitPayload } from '../../providers/http.ts';
 import { FakeHttpProvider, type FakeBehaviour } from './fake-http-provider.ts';
 
 /** How one upstream answers one submit, in the operator contract's cases. */
@@ -71,7 +72,7 @@ export class PlannedUpstreams {
     await Promise.all(this.#fakes.map((fake) => fake.stop()));
   }
 
-  #answer(route: number, body: any): FakeBehaviour {
+  #answer(route: number, body: HttpSubmitPayload): FakeBehaviour {
     // An unplanned body is a mistake of the test; rejecting makes it visible in the outcome check.
     const answer = this.#plans.get(body?.body)?.[route] ?? 'reject';
     const providerMessageId = answer === 'accept' || answer === 'late' ? `up${route}-${body.message_id}` : null;

@@ -14,7 +14,7 @@ export function requirePromtool(context: Mocha.Context): string {
     console.log('      skipped: promtool is not installed (apt-get install prometheus)');
     context.skip();
   }
-  return PROMTOOL as string;
+  return PROMTOOL;
 }
 
 /** Runs promtool with `input` on its stdin. */

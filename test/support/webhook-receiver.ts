@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 export interface ReceivedDelivery {
   headers: IncomingHttpHeaders;
   rawBody: string;
-  event: { id: string; type: string; data: Record<string, any> };
+  event: { id: string; type: string; data: Record<string, unknown> };
   receivedAt: number;
   /** Its place among the requests every receiver of this process has read: an order that no clock can tie. */
   sequence: number;
@@ -37,14 +37,14 @@ export class WebhookReceiver {
   }
 
   static async start(): Promise<WebhookReceiver> {
-    let receiver: WebhookReceiver | undefined;
+    // Requests reach the handler only once the server listens, after `receiver` is made.
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => receiver?.handle(req.headers, Buffer.concat(chunks).toString('utf8'), res));
+      req.on('end', () => receiver.handle(req.headers, Buffer.concat(chunks).toString('utf8'), res));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = new WebhookReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`);
+    const receiver = new WebhookReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`);
     return receiver;
   }
 

@@ -1,10 +1,11 @@
+import type { HttpSubmitPayload } from '../../../providers/http.ts';
 import { FakeHttpProvider, type FakeBehaviour } from '../../support/fake-http-provider.ts';
 
 export type ReportStatus = 'delivered' | 'undelivered';
 
 export interface ReportingProviderOptions {
   /** How each submit is answered (FakeHttpProvider's behaviours); by default accepted. */
-  answer?: (body: any, index: number) => FakeBehaviour;
+  answer?: (body: HttpSubmitPayload, index: number) => FakeBehaviour;
   /** The delivery report an accepted message gets; by default delivered. */
   outcome?: (messageId: string) => ReportStatus;
   /** How long after its accepting answer a message's report is posted. */
@@ -69,7 +70,7 @@ export class ReportingProvider {
     await this.fake.stop();
   }
 
-  #answer(body: any, index: number): FakeBehaviour {
+  #answer(body: HttpSubmitPayload, index: number): FakeBehaviour {
     const behaviour = this.#options.answer?.(body, index) ?? { accept: true };
     if (!('accept' in behaviour)) return behaviour;
     const messageId = String(body?.message_id);

@@ -8,7 +8,9 @@ delete process.env.DATABASE_URL;
 
 /** The run's hooks, and the figures RELIABILITY.md reports, written once every test has run. */
 export const mochaHooks = {
-  beforeAll: runHooks.beforeAll,
+  async beforeAll(this: Mocha.Context) {
+    await runHooks.beforeAll.call(this);
+  },
   afterEach(this: Mocha.Context) {
     if (this.currentTest?.state === 'failed') testFailed(this.currentTest.fullTitle());
     runHooks.afterEach.call(this);

@@ -24,7 +24,7 @@ export const PRICE = 0.01;
  * just as the next request arrives on it. The tenant is fresh, so a step that did run twice
  * makes no difference that matters.
  */
-async function ok(expected: number, request: () => Promise<{ status: number; body: any }>, what: string): Promise<any> {
+async function ok<Data>(expected: number, request: () => Promise<{ status: number; body: { data: Data } }>, what: string): Promise<Data> {
   for (let attempt = 1; ; attempt++) {
     try {
       const answer = await request();

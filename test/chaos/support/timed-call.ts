@@ -1,4 +1,4 @@
-import { contractCheckingFetch } from '../../support/client.ts';
+import { contractCheckingFetch, type AnswerBody } from '../../support/client.ts';
 import { ADMIN_TOKEN } from '../../support/harness.ts';
 
 /**
@@ -6,7 +6,7 @@ import { ADMIN_TOKEN } from '../../support/harness.ts';
  * load generator needs every outcome, counted, to say afterwards how many went which way.
  */
 export type CallOutcome = { startedAt: number; endedAt: number } & (
-  | { kind: 'answer'; status: number; body: any; headers: Headers }
+  | { kind: 'answer'; status: number; body: AnswerBody; headers: Headers }
   /** No answer within the deadline: the request hung. */
   | { kind: 'timeout' }
   /** The connection was refused or cut (the process was killed). */
@@ -37,7 +37,8 @@ export async function timedCall(baseUrl: string, method: string, path: string, o
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
     });
-    const body = await response.json();
+    // Checked against openapi.yaml by contractCheckingFetch.
+    const body = (await response.json()) as AnswerBody;
     return { kind: 'answer', status: response.status, body, headers: response.headers, startedAt, endedAt: Date.now() };
   } catch (error) {
     const endedAt = Date.now();

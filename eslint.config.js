@@ -18,8 +18,6 @@ export default defineConfig(
       '**/*.js',
       '**/*.mjs',
       '**/*.cjs',
-      // TEMPORARY: bench harness being rewritten
-      'scripts/bench/**',
     ],
   },
   {

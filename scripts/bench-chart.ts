@@ -35,15 +35,17 @@ function latencies(figures: unknown, path: string[] = []): { name: string; laten
 }
 
 const LABELS: Record<string, string> = {
-  '1': '1: POST /messages/send, closed loop',
-  '2': '2: POST /messages/send, open loop',
-  '3 / health': '3: GET /healthz',
-  '3 / account': '3: GET /account',
-  '6 / fresh': '6: send, key with 0 sent this month',
-  '7': '7: send, 10-minute open loop',
-  '6 / busy': '6: send, key with N sent this month',
+  send: 'send: POST /messages/send, closed loop',
+  'open-loop': 'open-loop: POST /messages/send, open loop',
+  'account-read / health': 'account-read: GET /healthz',
+  'account-read / account': 'account-read: GET /account',
+  'limits / fresh': 'limits: send, key with 0 sent this month',
+  'limits / busy': 'limits: send, key with N sent this month',
   'opt-outs / without': 'opt-outs: send, no opt-outs',
   'opt-outs / with': 'opt-outs: send, many opt-outs',
+  'webhooks / alone': 'webhooks: event to delivery, alone',
+  'webhooks / beside': 'webhooks: event to delivery, 50 hanging',
+  soak: 'soak: send, 10-minute open loop',
 };
 
 function svg(rows: { name: string; latency: Latency }[], title: [string, string]): string {

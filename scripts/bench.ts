@@ -1,10 +1,9 @@
 /**
- * `npm run bench [-- --quick] [-- --processes N] [-- --worker-processes W]`: Dispatch measured
- * from outside, as issue 9's targets ask. PostgreSQL (embedded by default), the Dispatch
- * processes, a fake upstream and the load generator each run as their own process; the database
- * baselines (pgbench and a bare bulk transaction) run in the same run, so that every ratio
- * compares figures taken side by side on this machine. Prints the table of targets and writes
- * bench/results.json.
+ * `npm run bench [-- --quick]`: Dispatch measured from outside. PostgreSQL (embedded by default), the
+ * Dispatch processes, a fake upstream and the load generator each run as a process of their own; the
+ * database baselines (pgbench, a bare bulk transaction) run in the same run, so that every ratio
+ * compares figures taken side by side on this machine. Prints the table and writes bench/results.json
+ * (BENCHMARKS.md has the method).
  */
 import { mkdtemp } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -13,30 +12,20 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { randomBase62 } from '../domain/ids.ts';
 import { createBaselineTables, runPgbench, type PgbenchResult } from './bench/baselines.ts';
-import { Bench, log, type Measurement, type Row } from './bench/context.ts';
-import { startDispatchProcesses, type DispatchProcesses } from './bench/dispatch.ts';
-import { measureAcceptAlone } from './bench/measure/accept-alone.ts';
-import { measureAccountRead } from './bench/measure/account-read.ts';
-import { prepareBigAccount } from './bench/measure/big-account.ts';
+import { createBench } from './bench/context.ts';
 import { measureBulk } from './bench/measure/bulk.ts';
 import { measureFloor } from './bench/measure/floor.ts';
-import { measureLimits } from './bench/measure/limits.ts';
-import { measureMessageList } from './bench/measure/message-list.ts';
-import { measureOpenLoop } from './bench/measure/open-loop.ts';
-import { measureOptOuts } from './bench/measure/opt-outs.ts';
-import { measureSendThroughput } from './bench/measure/send-throughput.ts';
-import { measureSoak } from './bench/measure/soak.ts';
+import { measureOpenLoop, measureSoak } from './bench/measure/open-loop.ts';
+import { measureLimits, measureOptOuts } from './bench/measure/paired-sends.ts';
+import { measureAccountRead, measureList, prepareBigAccount } from './bench/measure/reads.ts';
+import { measureSend } from './bench/measure/send.ts';
 import { measureStats } from './bench/measure/stats.ts';
-import { measureTrickle } from './bench/measure/trickle.ts';
-import { measureWebhookIsolation } from './bench/measure/webhook-isolation.ts';
+import { measureWebhooks } from './bench/measure/webhooks.ts';
 import { parseOptions } from './bench/options.ts';
 import { startDatabase, type BenchDatabase } from './bench/postgres.ts';
-import { describeMachine, formatTable, writeResults } from './bench/report.ts';
-import { Admin } from './bench/tenant.ts';
+import { describeProcesses, startDispatchProcesses, startUpstream, type DispatchProcesses, type Upstream } from './bench/processes.ts';
+import { describeMachine, formatTable, log, row, writeResults, type Measurement, type Row } from './bench/report.ts';
 import { checkTotals } from './bench/totals.ts';
-import { startUpstream, type Upstream } from './bench/upstream.ts';
-
-const FULL_RESULTS = fileURLToPath(new URL('../bench/results.json', import.meta.url));
 
 const options = (() => {
   try {
@@ -47,8 +36,9 @@ const options = (() => {
   }
 })();
 const runDir = await mkdtemp(join(tmpdir(), 'dispatch-bench-'));
-/** A quick run, a run of some targets only or at a rate of its own leaves the checked-in results of the last full run alone. */
-const RESULTS = options.only === undefined && !options.quick && options.openLoopRate === undefined ? FULL_RESULTS : join(runDir, 'results.json');
+// Only a full run of every target at its own rate replaces the checked-in figures.
+const partial = options.only !== undefined || options.quick || options.openLoopRate !== undefined;
+const RESULTS = partial ? join(runDir, 'results.json') : fileURLToPath(new URL('../bench/results.json', import.meta.url));
 const adminToken = `adm_${randomBase62(40)}`;
 const rows: Row[] = [];
 const figures: Record<string, unknown> = {};
@@ -59,9 +49,10 @@ let pool: pg.Pool | undefined;
 
 const selected = (target: string) => options.only === undefined || options.only.has(target);
 
-/** Runs one measurement unless --only leaves it out; a failure becomes a failed row and the bench goes on with the next. */
+/** One measurement unless --only leaves it out; a failure becomes a failed row, and the run goes on. */
 async function attempt<T extends Measurement>(target: string, what: string, measure: () => Promise<T>): Promise<T | undefined> {
   if (!selected(target)) return undefined;
+  log(`${target}: ${what}`);
   try {
     const measurement = await measure();
     rows.push(...measurement.rows);
@@ -69,8 +60,7 @@ async function attempt<T extends Measurement>(target: string, what: string, meas
     return measurement;
   } catch (error) {
     log(`${target} failed: ${(error as Error).stack ?? String(error)}`);
-    rows.push({ target, what, measured: `error: ${(error as Error).message.split('\n')[0]}`, baseline: '', ratio: '', goal: '', pass: false });
-    return undefined;
+    rows.push(row(target, what, `error: ${(error as Error).message.split('\n')[0]}`, { pass: false }));
   }
 }
 
@@ -86,62 +76,42 @@ process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
 try {
   const started = new Date();
   const loadAverageAtStart = loadavg();
-  const workers = options.workerProcesses > 0 ? ` serving the API, ${options.workerProcesses} working the jobs` : '';
-  log(`${options.quick ? 'quick' : 'full'} run, ${options.processes} Dispatch process(es)${workers}; logs in ${runDir}`);
+  log(`${options.quick ? 'quick' : 'full'} run; logs in ${runDir}`);
   database = await startDatabase(options.databaseServer);
   upstream = await startUpstream(runDir);
-  dispatch = await startDispatchProcesses(options.processes, options.workerProcesses, database.url, adminToken, runDir, options.cpuProfileDir);
+  dispatch = await startDispatchProcesses(options, { DATABASE_URL: database.url, ADMIN_TOKEN: adminToken }, runDir);
   pool = new pg.Pool({ connectionString: database.url, max: 3 });
   const { rows: version } = await pool.query<{ server_version: string }>('SHOW server_version');
-  const admin = new Admin(dispatch.api[0].baseUrl, adminToken);
-  const bench = new Bench({
-    options,
-    dispatch,
-    upstream,
-    admin,
-    pool,
-    databaseUrl: database.url,
-    routeId: await admin.createRoute(upstream.submitUrl),
-    runDir,
-  });
+  const bench = await createBench({ options, dispatch, upstream, pool, databaseUrl: database.url, adminToken, runDir });
   await createBaselineTables(pool);
 
   let pgbench: PgbenchResult | undefined;
-  if (selected('1') || selected('accept-alone') || selected('floor')) {
+  if (selected('send') || selected('floor')) {
     log(`baseline: pgbench, 10 clients, ${options.durations.pgbenchSeconds} s`);
-    try {
-      pgbench = await runPgbench(database.url, options.durations.pgbenchSeconds, runDir);
-    } catch (error) {
-      log(`pgbench failed, target 1 has no baseline: ${(error as Error).message}`);
-    }
+    pgbench = await runPgbench(database.url, options.durations.pgbenchSeconds, runDir).catch((error: Error) => void log(`pgbench failed: ${error.message}`));
   }
   figures.pgbench = pgbench;
 
-  const sends = await attempt('1', 'POST /messages/send, closed loop', () => measureSendThroughput(bench, pgbench));
-  // Half of target 1's maximum (a guess when target 1 failed, so that the rest still runs), unless asked for another.
+  const sends = await attempt('send', 'POST /messages/send, closed loop', () => measureSend(bench, pgbench));
+  // Half of the closed loop's rate; a guess when it did not run, so that the rest still does.
   const rate = options.openLoopRate ?? Math.max(1, Math.round((sends?.acceptedPerSecond ?? 100) / 2));
-  await attempt('2', 'POST /messages/send, open loop', () => measureOpenLoop(bench, rate));
-  await attempt('cpu', 'machine CPU at a trickle', () => measureTrickle(bench));
-  // A diagnosis of target 1's bound, where the workers run in processes of their own to pause.
-  if (options.workerProcesses > 0 || options.only?.has('accept-alone'))
-    await attempt('accept-alone', 'closed loop, workers paused', () => measureAcceptAlone(bench, pgbench));
+  await attempt('open-loop', 'POST /messages/send, open loop', () => measureOpenLoop(bench, rate));
   await attempt('floor', 'the floor server, closed loop', () => measureFloor(bench, pgbench));
-  await attempt('3', 'GET /account', () => measureAccountRead(bench));
-  await attempt('4', 'POST /messages/bulk', () => measureBulk(bench));
-  const big = selected('5') || selected('6') ? prepareBigAccount(bench) : Promise.reject(new Error('not seeded'));
-  big.catch(() => {}); // each of targets 5 and 6 reports a failed seeding
-  await attempt('5', 'GET /messages', async () => measureMessageList(bench, await big));
-  await attempt('6', 'limits O(1)', async () => measureLimits(bench, await big));
+  await attempt('account-read', 'GET /account', () => measureAccountRead(bench));
+  await attempt('bulk', 'POST /messages/bulk', () => measureBulk(bench));
+  const big = selected('list') || selected('limits') ? prepareBigAccount(bench) : Promise.reject(new Error('not seeded'));
+  big.catch(() => {}); // each of its measurements reports a failed seed
+  await attempt('list', 'GET /messages', async () => measureList(bench, await big));
+  await attempt('limits', 'send through a key with limits', async () => measureLimits(bench, await big));
   await attempt('opt-outs', 'send with opt-outs', () => measureOptOuts(bench));
-  await attempt('stats', 'GET /stats', () => measureStats(bench, adminToken));
-  await attempt('webhooks', 'webhook isolation', () => measureWebhookIsolation(bench));
-  await attempt('7', '10-minute open loop', () => measureSoak(bench, rate));
+  await attempt('stats', 'GET /stats', () => measureStats(bench));
+  await attempt('webhooks', 'webhook isolation', () => measureWebhooks(bench));
+  await attempt('soak', 'open loop, soak', () => measureSoak(bench, rate));
   await attempt('totals', 'totals', () => checkTotals(bench));
 
-  const table = formatTable(rows);
-  process.stdout.write(
-    `\nDispatch bench, ${options.quick ? 'quick run' : 'full run'}, ${bench.describeProcesses()}, ${database.where}, ${started.toISOString()}, load average ${loadAverageAtStart.map((load) => load.toFixed(1)).join(' ')} at the start\n\n${table}\n\n`,
-  );
+  const load = loadAverageAtStart.map((average) => average.toFixed(1)).join(' ');
+  const title = `Dispatch bench, ${options.quick ? 'quick' : 'full'} run, ${describeProcesses(dispatch)}, ${database.where}, ${started.toISOString()}`;
+  process.stdout.write(`\n${title}, load average ${load} at the start\n\n${formatTable(rows)}\n\n`);
   await writeResults(RESULTS, {
     generated_at: started.toISOString(),
     finished_at: new Date().toISOString(),

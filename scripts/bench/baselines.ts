@@ -1,35 +1,23 @@
 /**
- * What the machine can do, measured in the same run as Dispatch: the database's per-transaction
- * ceiling (pgbench) and one bare bulk transaction. Both write to tables shaped like Dispatch's:
- * `bench_messages` copies the messages table with its indexes and checks, `bench_jobs` is a
- * plain job row (id, queue name, data, state, start time, an index to fetch by).
+ * What the machine can do, in the same run: pgbench's per-transaction ceiling and one bare bulk
+ * transaction, both into tables shaped like Dispatch's messages (with its indexes) and jobs.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { withMachineCpu, type MachineCpu } from './machine-cpu.ts';
-import { round } from './percentiles.ts';
-import { recipient } from './load/requests.ts';
+import { cpuBetween, sampleCpu } from './probes.ts';
+import { recipient } from './load.ts';
 
 const MESSAGE_COLUMNS = `id, account_id, "to", "from", body, status, encoding, segments, cost, currency`;
-
 export async function createBaselineTables(pool: pg.Pool): Promise<void> {
   await pool.query(`
     CREATE TABLE bench_messages (LIKE messages INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES);
-    CREATE TABLE bench_jobs (
-      id           uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-      name         text NOT NULL,
-      data         jsonb,
-      state        text NOT NULL DEFAULT 'created',
-      priority     integer NOT NULL DEFAULT 0,
-      retry_limit  integer NOT NULL DEFAULT 2,
-      start_after  timestamptz NOT NULL DEFAULT now(),
-      created_on   timestamptz NOT NULL DEFAULT now()
-    );
-    CREATE INDEX bench_jobs_fetch_idx ON bench_jobs (name, start_after) WHERE state = 'created';
-  `);
+    CREATE TABLE bench_jobs (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), name text NOT NULL, data jsonb, state text NOT NULL DEFAULT 'created',
+      priority integer NOT NULL DEFAULT 0, retry_limit integer NOT NULL DEFAULT 2, start_after timestamptz NOT NULL DEFAULT now(),
+      created_on timestamptz NOT NULL DEFAULT now());
+    CREATE INDEX bench_jobs_fetch_idx ON bench_jobs (name, start_after) WHERE state = 'created';`);
 }
 
 /** Debian's versioned binaries first (not always on PATH), then PATH. */
@@ -46,37 +34,26 @@ INSERT INTO bench_jobs (name, data) VALUES ('sendMessage', jsonb_build_object('m
 END;
 `;
 
-export interface PgbenchResult {
-  transactionsPerSecond: number;
-  transactions: number;
-  clients: number;
-  seconds: number;
-  binary: string;
-  /** The machine's CPU during the run: what one transaction costs PostgreSQL, beside what a message costs it. */
-  cpu: MachineCpu;
-}
-
-/** pgbench, 10 clients, one transaction = one message-shaped row and one job-shaped row. */
-export async function runPgbench(databaseUrl: string, seconds: number, workDir: string): Promise<PgbenchResult> {
+export type PgbenchResult = Awaited<ReturnType<typeof runPgbench>>;
+/**
+ * pgbench, 10 clients, one transaction = one message-shaped row and one job-shaped row; with the
+ * machine's CPU during it: what one transaction costs PostgreSQL, beside what a message costs it.
+ */
+export async function runPgbench(databaseUrl: string, seconds: number, workDir: string) {
   const script = join(workDir, 'pgbench-send.sql');
   await writeFile(script, PGBENCH_SCRIPT);
   const binary = pgbenchBinary();
-  const clients = 10;
-  const args = ['--no-vacuum', '--client', String(clients), '--jobs', '2', '--time', String(seconds), '--file', script, databaseUrl];
   let output = '';
-  const { value: code, cpu } = await withMachineCpu(() => {
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    return new Promise<number | null>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('exit', resolve);
-    });
-  });
+  const before = await sampleCpu();
+  const child = spawn(binary, ['--no-vacuum', '--client', '10', '--jobs', '2', '--time', String(seconds), '--file', script, databaseUrl]);
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('exit', resolve));
+  const cpu = cpuBetween(before, await sampleCpu());
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(output)?.[1];
   const transactions = /number of transactions actually processed: (\d+)/.exec(output)?.[1];
   if (code !== 0 || !tps || !transactions) throw new Error(`pgbench (${binary}) failed (exit ${code}):\n${output.slice(-2000)}`);
-  return { transactionsPerSecond: round(Number(tps)), transactions: Number(transactions), clients, seconds, binary, cpu };
+  return { transactionsPerSecond: Number(tps), transactions: Number(transactions), clients: 10, seconds, binary, cpu };
 }
 
 /** One transaction inserting 1,000 message rows and their 1,000 job rows, as a bulk send must at least: its milliseconds. `run` keeps each run's ids apart. */
@@ -94,7 +71,7 @@ export async function timeBareBulkTransaction(pool: pg.Pool, run: number): Promi
     );
     await client.query(`INSERT INTO bench_jobs (name, data) SELECT 'sendMessage', jsonb_build_object('message_id', id) FROM unnest($1::text[]) AS id`, [ids]);
     await client.query('COMMIT');
-    return round(performance.now() - started, 2);
+    return performance.now() - started;
   } finally {
     client.release();
   }

@@ -1,13 +1,10 @@
 /**
- * The floor under target 1, run by the bench as its own process: a server that does only what a
- * message's life cannot do without. It answers POST /send once the message's row is committed,
- * submits it to the upstream over Dispatch's `http` protocol, records the upstream's id (`sent`)
- * and takes its delivery report on POST /dlr (`delivered`): the same three HTTP exchanges and the
- * same three writes of a row shaped like `messages`, with its indexes (`bench_messages`). Sends,
- * submit answers and reports that arrive together share one statement each, as Dispatch's
- * batches do. Nothing else: no authentication, validation, rate limit, balance, ledger, events,
- * counters, submission rows or jobs, and a message accepted before a crash is never sent. It is a
- * yardstick, not a design. Env: DATABASE_URL, PORT, UPSTREAM_URL, ACCOUNT_ID (the rows' account_id).
+ * The floor under the send closed loop: a server doing only what a message's life cannot do without,
+ * the same three HTTP exchanges (POST /send, a submit to the upstream, its report on POST /dlr) and
+ * three writes of a row shaped like `messages` (`bench_messages`), batched as Dispatch batches. No
+ * authentication, validation, rate limit, balance, ledger, events, counters or jobs, and a message
+ * accepted before a crash is never sent: a yardstick, not a design. Env: DATABASE_URL, PORT,
+ * UPSTREAM_URL, ACCOUNT_ID.
  */
 import http from 'node:http';
 import { text } from 'node:stream/consumers';
@@ -16,31 +13,20 @@ import { Batcher } from '../../lib/batcher.ts';
 import { newId } from '../../domain/ids.ts';
 
 const ROUTE_ID = 1;
-
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
 const port = Number(process.env.PORT);
 const upstream = new URL(process.env.UPSTREAM_URL as string);
 const accountId = process.env.ACCOUNT_ID as string;
-const dlrUrl = `http://127.0.0.1:${port}/dlr`;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-interface Message {
-  id: string;
-  to: string;
-  from: string;
-  body: string;
-}
-
-/**
- * One statement per batch, one batch under way at a time (as Dispatch's group commit and report
- * batches run); `answers` reads each item's answer from the statement's rows.
- */
+type Message = { id: string; to: string; from: string; body: string };
+/** One statement per batch, one batch under way at a time, as Dispatch's group commit runs; `answers` reads each item's answer from the rows. */
 function batched<T, A = undefined>(
   statement: (items: T[]) => pg.QueryConfig,
   answers: (items: T[], rows: Record<string, unknown>[]) => A[] = (items) => items.map(() => undefined as A),
 ): Batcher<T, A> {
   return new Batcher<T, A>({
-    run: async (items) => answers(items, (await pool.query(statement(items))).rows),
+    run: async (items) => answers(items, (await pool.query<Record<string, unknown>>(statement(items))).rows),
     maxInFlight: 1,
   });
 }
@@ -66,40 +52,30 @@ const recordingDelivered = batched<string, boolean>(
     text: `UPDATE bench_messages SET status = 'delivered', delivered_at = now() WHERE route_id = ${ROUTE_ID} AND provider_message_id = ANY($1::text[]) RETURNING provider_message_id`,
     values: [providerIds],
   }),
-  (providerIds, rows) => {
-    const found = new Set(rows.map((row) => row.provider_message_id));
-    return providerIds.map((id) => found.has(id));
-  },
+  (providerIds, rows) => providerIds.map((id) => rows.some((row) => row.provider_message_id === id)),
 );
 
-function submit(message: Message): void {
-  const request = http.request(
-    upstream,
-    { method: 'POST', agent, headers: { 'content-type': 'application/json', 'idempotency-key': message.id } },
-    (response) => {
-      void text(response)
-        .then((body) => recordingSent.submit({ id: message.id, providerId: (JSON.parse(body) as { id: string }).id }))
-        .catch((error: unknown) => console.error(`recording ${message.id} as sent failed:`, error));
-    },
-  );
-  request.on('error', (error) => console.error(`submitting ${message.id} failed:`, error));
-  request.end(
-    JSON.stringify({ message_id: message.id, to: message.to, from: message.from, body: message.body, encoding: 'GSM-7', segments: 1, dlr_url: dlrUrl }),
-  );
+function submit({ id, to, from, body }: Message): void {
+  const request = http.request(upstream, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'idempotency-key': id } }, (response) => {
+    void text(response)
+      .then((answer) => recordingSent.submit({ id, providerId: (JSON.parse(answer) as { id: string }).id }))
+      .catch((error: unknown) => console.error(`recording ${id} as sent failed:`, error));
+  });
+  request.on('error', (error) => console.error(`submitting ${id} failed:`, error));
+  request.end(JSON.stringify({ message_id: id, to, from, body, encoding: 'GSM-7', segments: 1, dlr_url: `http://127.0.0.1:${port}/dlr` }));
 }
 
-function answer(response: http.ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
+const answer = (response: http.ServerResponse, status: number, body: unknown) =>
+  void response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
 async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
   if (request.url === '/healthz') return answer(response, 200, { status: 'ok' });
   const body = JSON.parse(await text(request)) as Record<string, string>;
   if (request.url === '/dlr') {
-    // A report can overtake the submit's answer, whose upstream id is not recorded yet: refused,
-    // the upstream posts it again later, as providers retry a report that was not taken.
-    if (!(await recordingDelivered.submit(body.id))) return answer(response, 409, { error: 'no sent message has this upstream id yet' });
-    return answer(response, 200, {});
+    // A report can overtake the submit's answer, whose upstream id is not recorded yet: refused, the
+    // upstream posts it again later, as providers retry a report that was not taken.
+    const taken = await recordingDelivered.submit(body.id);
+    return answer(response, taken ? 200 : 409, taken ? {} : { error: 'no sent message has this upstream id yet' });
   }
   const message = { id: newId('msg'), to: body.to, from: body.from, body: body.body };
   await accepting.submit(message);

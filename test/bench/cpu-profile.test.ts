@@ -2,9 +2,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
-import { cpuProfileArgs } from '../../scripts/bench/dispatch.ts';
+import { cpuProfileArgs, startNode } from '../../scripts/bench/processes.ts';
 import { parseOptions } from '../../scripts/bench/options.ts';
-import { startNode } from '../../scripts/bench/processes.ts';
 
 describe("the bench's --cpu-prof", () => {
   let dir: string;
@@ -27,7 +26,7 @@ describe("the bench's --cpu-prof", () => {
       script,
       "process.on('SIGTERM', () => process.exit(0)); const end = Date.now() + 100; while (Date.now() < end); console.log('ready'); setInterval(() => {}, 1000);\n",
     );
-    const busy = startNode('busy-1', script, [], {}, dir, cpuProfileArgs('busy-1', join(dir, 'profiles')));
+    const busy = startNode('busy-1', script, {}, dir, cpuProfileArgs('busy-1', join(dir, 'profiles')));
     while (!(await readFile(busy.logFile, 'utf8').catch(() => '')).includes('ready')) await new Promise((wake) => setTimeout(wake, 20));
     await busy.stop();
     expect(await readdir(join(dir, 'profiles'))).to.deep.equal(['busy-1.cpuprofile']);

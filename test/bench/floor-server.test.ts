@@ -75,7 +75,6 @@ describe("the bench's floor server", () => {
     floor = startNode(
       'floor-server',
       FLOOR_SERVER,
-      [],
       { DATABASE_URL: harness.database.url, PORT: String(port), UPSTREAM_URL: peer.url, ACCOUNT_ID: 'acct_floor_test' },
       logDir,
     );

@@ -1,69 +1,39 @@
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../app/free-port.ts';
 import type { PgbenchResult } from '../baselines.ts';
-import { log, waitUntilSettled, type Bench, type Measurement, type Row } from '../context.ts';
+import { waitUntilSettled, type Bench } from '../context.ts';
+import { cpuPer } from '../probes.ts';
 import { runLoad } from '../load.ts';
-import type { LoadJob } from '../load/job.ts';
-import { lifeCpuRow, withMachineCpu } from '../machine-cpu.ts';
-import { startNode } from '../processes.ts';
-import { startUpstream } from '../upstream.ts';
-import { againstPgbench, CLOSED_LOOP_CONNECTIONS } from './send-throughput.ts';
+import { startNode, startUpstream } from '../processes.ts';
+import { row, type Measurement } from '../report.ts';
+import { againstPgbench, CLOSED_LOOP_CONNECTIONS, closedLoop } from './send.ts';
 
 const ACCOUNT_ID = 'acct_floor';
-
 /**
- * A diagnosis of target 1, not a target: the same closed loop against floor-server.ts, which
- * does only the three HTTP exchanges and the three row writes of a message's life, on a fake
- * upstream of its own (so that the totals check counts Dispatch's submits alone). Its rate
- * against pgbench tells what the machine allows any server of this protocol; its CPU a message,
- * over the loop and the drain after it, tells what Dispatch's own work adds.
+ * The send closed loop against floor-server.ts, on a fake upstream of its own so that the totals count
+ * Dispatch's submits alone: its rate against pgbench is what the machine allows any server of this
+ * protocol, and its CPU a message what Dispatch's own work adds beyond it.
  */
 export async function measureFloor(bench: Bench, pgbench: PgbenchResult | undefined): Promise<Measurement> {
-  const { durations } = bench.options;
   const upstream = await startUpstream(bench.runDir, 'fake-upstream-floor');
   const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const server = startNode(
-    'floor-server',
-    fileURLToPath(new URL('../floor-server.ts', import.meta.url)),
-    [],
-    { DATABASE_URL: bench.databaseUrl, PORT: String(port), UPSTREAM_URL: upstream.submitUrl, ACCOUNT_ID },
-    bench.runDir,
-  );
+  const env = { DATABASE_URL: bench.databaseUrl, PORT: String(port), UPSTREAM_URL: upstream.submitUrl, ACCOUNT_ID };
+  const server = startNode('floor-server', fileURLToPath(new URL('../floor-server.ts', import.meta.url)), env, bench.runDir);
   try {
-    await server.waitUntilAnswering(`${origin}/healthz`);
+    await server.waitUntilAnswering(`http://127.0.0.1:${port}/healthz`);
     const settle = () =>
       waitUntilSettled(async () => {
-        const [{ rows }, stats] = await Promise.all([
-          bench.pool.query(`SELECT count(*)::int AS n FROM bench_messages WHERE account_id = $1 AND status IN ('pending', 'sent')`, [ACCOUNT_ID]),
-          upstream.stats(),
-        ]);
+        const query = `SELECT count(*)::int AS n FROM bench_messages WHERE account_id = $1 AND status IN ('pending', 'sent')`;
+        const [{ rows }, stats] = await Promise.all([bench.pool.query<{ n: number }>(query, [ACCOUNT_ID]), upstream.stats()]);
         return rows[0].n === 0 && stats.reportsWaiting === 0 ? undefined : `${rows[0].n} not delivered, ${stats.reportsWaiting} reports waiting`;
       });
-    const job: Omit<LoadJob, 'durationSeconds'> = {
-      urls: [`${origin}/send`],
-      method: 'POST',
-      keys: [],
-      send: { from: 'Bench', reference: 'floor' },
-      connections: CLOSED_LOOP_CONNECTIONS,
-    };
-    log(`floor: warm-up, ${durations.warmupSeconds} s`);
-    await runLoad({ ...job, durationSeconds: durations.warmupSeconds });
-    await settle();
-    log(`floor: POST /send, closed loop, ${CLOSED_LOOP_CONNECTIONS} connections, ${durations.sendSeconds} s`);
-    const { value: result, cpu } = await withMachineCpu(() => runLoad({ ...job, durationSeconds: durations.sendSeconds }));
-    const { value: drain, cpu: drainCpu } = await withMachineCpu(settle);
-    const rows: Row[] = [
-      {
-        target: 'floor',
-        what: `the floor: a server doing only a message's three HTTP exchanges and three row writes, in target 1's closed loop (diagnosis)`,
-        ...againstPgbench(result, pgbench).cells,
-        goal: '',
-        pass: undefined,
-      },
-      lifeCpuRow('floor', 'the floor (its server counted as Dispatch)', result.ok, cpu, drainCpu, drain.ms),
-    ];
-    return { rows, figures: { result, cpu, drainMs: drain.ms, drainCpu } };
+    const send = { from: 'Bench', reference: 'floor' };
+    const load = (durationSeconds: number) =>
+      runLoad({ urls: [`http://127.0.0.1:${port}/send`], method: 'POST', keys: [], send, connections: CLOSED_LOOP_CONNECTIONS, durationSeconds });
+    const { result, life } = await closedLoop(bench, load, settle);
+    const { share, measured, ...cells } = againstPgbench(result, pgbench);
+    const what = "a server doing only a message's three HTTP exchanges and three row writes, the send closed loop (diagnosis)";
+    return { rows: [row('floor', what, `${measured}; ${cpuPer(life, result.ok)} until the last was delivered`, cells)], figures: { result, life, share } };
   } finally {
     await server.stop();
     await upstream.process.stop();

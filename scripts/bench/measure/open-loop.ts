@@ -1,112 +1,81 @@
-import { commitProbeRow, withCommitProbe } from '../commit-probe.ts';
-import { log, type Bench, type Measurement } from '../context.ts';
-import { count, ms, perSecond, refusals } from '../format.ts';
-import { machineCpuRow, withMachineCpu } from '../machine-cpu.ts';
-import type { Latency } from '../load/job.ts';
-import { sentLatency, samplePending } from '../message-log.ts';
-import { median } from '../percentiles.ts';
-
-/** Enough sockets that the generator never waits for one at these rates. */
-const CONNECTIONS = 64;
-
-export interface Backlog {
-  samples: number[];
-  firstThird: number;
-  lastThird: number;
-  growing: boolean;
-}
+/** The open loops: sends arriving at a steady rate (half of the send closed loop's), for a short run and for a long one. */
+import type { Bench, Tenant } from '../context.ts';
+import { cpuBetween, cpuPer, describeProbe, sampleCpu, withCommitProbe } from '../probes.ts';
+import type { LoadJob } from '../load.ts';
+import { samplePending, sentLatency } from '../message-log.ts';
+import { count, ms, perSecond, ratio, refusals, row, type Measurement } from '../report.ts';
 
 /**
- * Growing: the pending count of the run's last third stands above its first third's by more
- * than a tenth of a second of arrivals (a backlog that holds steady, however large, is not
- * growing; target 2's latency figures judge its size).
+ * On enough connections that the generator never waits for one, its backlog sampled each second.
+ * Growing: the last third's pending count above the first's by a tenth of a second of arrivals; a
+ * steady backlog, however large, is not growing (the latencies judge its size).
  */
-export function judgeBacklog(samples: number[], ratePerSecond: number): Backlog {
+async function openLoop(bench: Bench, tenant: Tenant, name: string, ratePerSecond: number, job: Pick<LoadJob, 'durationSeconds' | 'windowSeconds'>) {
+  const stopSampling = samplePending(bench.pool, tenant.accountId);
+  const result = await bench.send(tenant, `bench-${name}`, { connections: 64, ratePerSecond, ...job });
+  const samples = await stopSampling();
   const third = Math.max(1, Math.floor(samples.length / 3));
-  const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length);
-  const firstThird = Math.round(mean(samples.slice(0, third)));
-  const lastThird = Math.round(mean(samples.slice(-third)));
-  return { samples, firstThird, lastThird, growing: lastThird > firstThird + Math.max(10, ratePerSecond / 10) };
+  const mean = (values: number[]) => Math.round(values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length));
+  const [first, last] = [mean(samples.slice(0, third)), mean(samples.slice(-third))];
+  const text = `${count(first)} pending in the first third, ${count(last)} in the last`;
+  return { result, backlog: { samples, growing: last > first + Math.max(10, ratePerSecond / 10), text } };
 }
 
-export const describeBacklog = (backlog: Backlog): string =>
-  `pending ${count(backlog.firstThird)} in the first third, ${count(backlog.lastThird)} in the last (max ${count(Math.max(0, ...backlog.samples))})`;
-
-/** POST /messages/send at a steady rate on a new tenant for the run's open-loop duration, with the pending backlog and the machine's CPU time during it. */
-export async function openLoopSends(bench: Bench, reference: string, ratePerSecond: number) {
-  const tenant = await bench.tenant(reference);
-  const sampler = samplePending(bench.pool, tenant.accountId);
-  const { value: result, cpu } = await withMachineCpu(() =>
-    bench.send(tenant, reference, { connections: CONNECTIONS, durationSeconds: bench.options.durations.openLoopSeconds, ratePerSecond, windowSeconds: 1 }),
-  );
-  const backlog = judgeBacklog(await sampler.stop(), ratePerSecond);
-  return { tenant, result, cpu, backlog };
-}
-
-/**
- * The accept p99 of each second of the loop, to tell a tail spread over the run from one that a
- * few seconds make: the first (a new tenant's keys not yet cached), or those a stall held up.
- */
-export function describeSeconds(windows: Latency[], limitMs: number): string {
-  const seconds = windows.filter((window) => window.count > 0);
-  if (seconds.length === 0) return 'no seconds';
-  const p99s = seconds.map((window) => window.p99);
-  const over = p99s.filter((p99) => p99 > limitMs).length;
-  return `median ${ms(median(p99s))}, worst ${ms(Math.max(...p99s))}, the first ${ms(p99s[0])}; ${over} of ${seconds.length} seconds over ${limitMs} ms`;
-}
-
-/** Target 2: sends arriving at a steady rate (half of target 1's maximum); accept latency, time to sent, backlog. */
+/** Accept latency, time to sent and backlog, with the machine's CPU and a durable commit's latency beside them. */
 export async function measureOpenLoop(bench: Bench, ratePerSecond: number): Promise<Measurement> {
-  log(`2: POST /messages/send, open loop at ${ratePerSecond}/s, ${bench.options.durations.openLoopSeconds} s`);
-  const {
-    value: { tenant, result, cpu, backlog },
-    commits,
-  } = await withCommitProbe(bench.pool, () => openLoopSends(bench, 'bench-2-open-loop', ratePerSecond));
-  const drain = await bench.settle();
+  const seconds = bench.options.durations.openLoopSeconds;
+  const tenant = await bench.tenant('open-loop');
+  const before = await sampleCpu();
+  const { value, probe } = await withCommitProbe(bench.pool, () => openLoop(bench, tenant, 'open-loop', ratePerSecond, { durationSeconds: seconds }));
+  const [{ result, backlog }, cpu] = [value, cpuBetween(before, await sampleCpu())];
+  await bench.settle();
   const sent = await sentLatency(bench.pool, tenant.accountId);
-  const load = `at ${perSecond(ratePerSecond, 'msg')}`;
+  const at = `at ${perSecond(ratePerSecond, 'msg')}`;
+  const accepted = `${ms(result.latency.p99)} (p50 ${ms(result.latency.p50)}, ${perSecond(result.okPerSecond, 'accepted')}${refusals(result)})`;
+  const toSent = `${ms(sent.p50)}, ${ms(sent.p99)}${sent.neverSent > 0 ? ` (${sent.neverSent} never sent)` : ''}`;
+  const sentPass = sent.p50 <= 50 && sent.p99 <= 250 && sent.neverSent === 0;
   return {
     rows: [
-      {
-        target: '2',
-        what: `accept latency p99, open loop ${load}`,
-        measured: `${ms(result.latency.p99)} (p50 ${ms(result.latency.p50)}, ${perSecond(result.okPerSecond, 'accepted')}${refusals(result)})`,
-        baseline: '',
-        ratio: '',
-        goal: '<= 50 ms',
-        pass: result.latency.p99 <= 50,
-      },
-      { target: '2', what: `created_at to sent_at p50, ${load}`, measured: ms(sent.p50), baseline: '', ratio: '', goal: '<= 50 ms', pass: sent.p50 <= 50 },
-      {
-        target: '2',
-        what: `created_at to sent_at p99, ${load}`,
-        measured: `${ms(sent.p99)}${sent.neverSent > 0 ? ` (${sent.neverSent} never sent)` : ''}`,
-        baseline: '',
-        ratio: '',
-        goal: '<= 250 ms',
-        pass: sent.p99 <= 250 && sent.neverSent === 0,
-      },
-      {
-        target: '2',
-        what: `backlog during the run, ${load}`,
-        measured: describeBacklog(backlog),
-        baseline: '',
-        ratio: '',
-        goal: 'not growing',
-        pass: !backlog.growing,
-      },
-      {
-        target: '2',
-        what: `accept latency p99 of each second, ${load} (diagnosis)`,
-        measured: describeSeconds(result.windows ?? [], 50),
-        baseline: '',
-        ratio: '',
-        goal: '',
-        pass: undefined,
-      },
-      machineCpuRow('2', `the open loop ${load}`, cpu, result.ok),
-      commitProbeRow('2', `the open loop ${load}`, commits),
+      row('open-loop', `accept latency p99, open loop ${at}`, accepted, { goal: '<= 50 ms', pass: result.latency.p99 <= 50 }),
+      row('open-loop', `created_at to sent_at, p50 and p99, ${at}`, toSent, { goal: '<= 50, <= 250 ms', pass: sentPass }),
+      row('open-loop', `backlog during the run, ${at}`, backlog.text, { goal: 'not growing', pass: !backlog.growing }),
+      row('open-loop', `machine CPU per accepted message, ${at} (diagnosis)`, cpuPer(cpu, result.ok)),
+      row('open-loop', 'a durable commit every 50 ms beside the open loop (diagnosis)', describeProbe(probe)),
     ],
-    figures: { ratePerSecond, result, cpu, sent, backlog, commits, backlogDrainedMs: drain.ms },
+    figures: { ratePerSecond, result, cpu, sent, backlog, probe },
+  };
+}
+
+/** The open loop for a long run: its last window's p99 against its first's, and each Dispatch process's resident memory. */
+export async function measureSoak(bench: Bench, ratePerSecond: number): Promise<Measurement> {
+  const { soakSeconds: seconds, soakWindowSeconds: window } = bench.options.durations;
+  const length = seconds === 0 ? 'soak' : seconds % 60 === 0 ? `${seconds / 60}-minute` : `${seconds} s`;
+  const what = [`p99 of the last ${window} s vs the first, ${length} open loop`, `resident memory growth over the ${length} run (worst process)`];
+  if (seconds === 0) {
+    const skipped = `skipped (${bench.options.quick ? '--quick' : '--soak-seconds 0'})`;
+    return { rows: [row('soak', what[0], skipped, { goal: '<= 1.2x' }), row('soak', what[1], skipped, { goal: '< 10%' })], figures: { skipped: true } };
+  }
+  const tenant = await bench.tenant('soak');
+  const resident = () => Promise.all([...bench.dispatch.api, ...bench.dispatch.workers].map((instance) => instance.residentKb()));
+  // A heap grows to the load's working size in the first window, as the p99 settles: growth counts from there, as drift does.
+  const rssIdle = await resident();
+  let rssFirst: Promise<number[]> | undefined;
+  const timer = setTimeout(() => void (rssFirst = resident()), window * 1000);
+  const { result, backlog } = await openLoop(bench, tenant, 'soak', ratePerSecond, { durationSeconds: seconds, windowSeconds: window });
+  clearTimeout(timer);
+  const [rssAfter, rssBefore] = [await resident(), (await rssFirst) ?? rssIdle];
+  await bench.settle();
+  const windows = (result.windows ?? []).filter((summary) => summary.count > 0);
+  const [first, last] = [windows[0]?.p99 ?? Number.NaN, windows.at(-1)?.p99 ?? Number.NaN];
+  const growth = Math.max(...rssAfter.map((after, i) => after / rssBefore[i] - 1));
+  const mb = (kb: number[]) => kb.map((each) => `${Math.round(each / 1024)} MB`).join(', ');
+  const drift = `${ms(last)} at ${perSecond(ratePerSecond, 'msg')} (${perSecond(result.okPerSecond, 'accepted')}${refusals(result)}; ${backlog.text})`;
+  const memory = { baseline: mb(rssBefore), ratio: `${(growth * 100).toFixed(1)}%`, goal: '< 10%', pass: growth < 0.1 };
+  return {
+    rows: [
+      row('soak', what[0], drift, { baseline: ms(first), ratio: ratio(last / first, 'x'), goal: '<= 1.2x', pass: last / first <= 1.2 }),
+      row('soak', what[1], `${mb(rssAfter)} (${mb(rssIdle)} idle); from the end of the first ${window} s`, memory),
+    ],
+    figures: { ratePerSecond, result, backlog, rssIdleKb: rssIdle, rssBeforeKb: rssBefore, rssAfterKb: rssAfter },
   };
 }

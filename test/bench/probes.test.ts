@@ -1,7 +1,19 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { expect } from 'chai';
-import { cpuByRoleBetween, readCpuTicks, roleOf, TICKS_PER_SECOND, type CpuRole, type ProcessTicks } from '../../scripts/bench/process-cpu.ts';
+import pg from 'pg';
+import {
+  cpuBetween,
+  cpuPer,
+  describeProbe,
+  readCpuTicks,
+  roleOf,
+  TICKS_PER_SECOND,
+  withCommitProbe,
+  type CpuRole,
+  type CpuSample,
+} from '../../scripts/bench/probes.ts';
+import { harness } from '../support/harness.ts';
 
 /**
  * A Node process that burns CPU, has a child of its own burn some and reaps it, then writes what
@@ -19,9 +31,13 @@ const BURNER = `
   process.stdin.resume();
 `;
 
-const sample = (entries: [number, CpuRole, number][]): ProcessTicks => new Map(entries.map(([pid, role, ticks]) => [pid, { role, ticks }]));
+const sample = (at: number, busyTicks: number, entries: [number, CpuRole, number][]): CpuSample => ({
+  at,
+  busyTicks,
+  byPid: new Map(entries.map(([pid, role, ticks]) => [pid, { role, ticks }])),
+});
 
-describe("the bench's CPU split by process", () => {
+describe("the bench's CPU readings", () => {
   it('reads what a process and the children it has reaped spent, as they count it themselves', async () => {
     const burner = spawn(process.execPath, ['-e', BURNER], { stdio: ['pipe', 'pipe', 'inherit'] });
     try {
@@ -42,26 +58,54 @@ describe("the bench's CPU split by process", () => {
     expect(roleOf('node', '/usr/bin/node /srv/dispatch/app/main.ts')).to.equal('dispatch');
     expect(roleOf('node', '/usr/bin/node /srv/dispatch/scripts/bench/floor-server.ts')).to.equal('dispatch');
     expect(roleOf('node', '/usr/bin/node /srv/dispatch/scripts/bench/fake-upstream.ts')).to.equal('upstream');
-    expect(roleOf('node', '/usr/bin/node /srv/dispatch/scripts/bench/load/main.ts {}')).to.equal(undefined);
+    expect(roleOf('node', '/usr/bin/node /srv/dispatch/scripts/bench/load-generator.ts {}')).to.equal(undefined);
     expect(roleOf('pgbench', 'pgbench --client 10')).to.equal(undefined);
   });
 
   it('counts a backend that exits between the samples once, through its postmaster, and a new process whole', () => {
-    const before = sample([
+    const before = sample(1000, 10_000, [
       [10, 'postgres', 500], // the postmaster, 0 ticks of reaped children yet
       [11, 'postgres', 30], // a backend, exits after spending 20 more ticks
       [20, 'dispatch', 1000],
       [30, 'upstream', 7],
     ]);
-    const after = sample([
+    const after = sample(3000, 10_300, [
       [10, 'postgres', 500 + 2 + 50], // 2 ticks of its own, and the backend's 50 reaped
       [12, 'postgres', 15], // a backend started in between
       [20, 'dispatch', 1240],
       [30, 'upstream', 9],
     ]);
-    const seconds = cpuByRoleBetween(before, after);
-    expect(seconds.postgres * TICKS_PER_SECOND).to.be.closeTo(2 + 20 + 15, 1e-9);
-    expect(seconds.dispatch * TICKS_PER_SECOND).to.be.closeTo(240, 1e-9);
-    expect(seconds.upstream * TICKS_PER_SECOND).to.be.closeTo(2, 1e-9);
+    const cpu = cpuBetween(before, after);
+    expect(cpu.byRole.postgres * TICKS_PER_SECOND).to.be.closeTo(2 + 20 + 15, 1e-9);
+    expect(cpu.byRole.dispatch * TICKS_PER_SECOND).to.be.closeTo(240, 1e-9);
+    expect(cpu.byRole.upstream * TICKS_PER_SECOND).to.be.closeTo(2, 1e-9);
+    expect([cpu.busySeconds, cpu.wallSeconds, cpu.busyCores]).to.deep.equal([3, 2, 1.5]);
+  });
+
+  it('gives the CPU a message and its split, the rest being what no role spent', () => {
+    const cpu = { busySeconds: 3, wallSeconds: 2, busyCores: 1.5, cores: 2, byRole: { postgres: 1.4, dispatch: 1.2, upstream: 0.2 } };
+    expect(cpuPer(cpu, 2000)).to.equal('1.50 ms a message (1.50 of 2 cores busy): PostgreSQL 0.70, Dispatch 0.60, upstream 0.10, the rest 0.10 ms');
+  });
+});
+
+describe("the bench's commit probe", () => {
+  let pool: pg.Pool;
+
+  before(() => {
+    pool = new pg.Pool({ connectionString: harness.database.url, max: 3 });
+  });
+
+  after(() => pool.end());
+
+  it('commits on a connection of its own while the load runs, and counts each commit', async () => {
+    const { value, probe } = await withCommitProbe(pool, async () => {
+      await new Promise((wake) => setTimeout(wake, 300));
+      return 'loaded';
+    });
+    expect(value).to.equal('loaded');
+    expect(probe.commits).to.be.greaterThan(1);
+    const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM bench_commit_probe');
+    expect(Number(rows[0].n)).to.equal(probe.commits);
+    expect(describeProbe({ commits: 1200, worstMs: 14.4, stalls: 0 })).to.equal('1,200 commits, the slowest 14 ms, 0 over 100 ms');
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { beginSubmissions, settleSubmission } from '../../db/message-attempts.ts';
-import { findMessagesToSubmit, markMessagesSent } from '../../db/messages.ts';
+import { findMessagesToSubmit, markMessagesSent, moveMessageStatus } from '../../db/messages.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 import { sendingTenant, storeMessages } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
@@ -72,7 +72,7 @@ describe('a message counts each submission once, when it is settled', () => {
     const [id] = await storeMessages(tenant, [{ status: 'pending' }]);
     const [attemptId] = await begin([{ messageId: id, routeId: tenant.routeIds[0] }]);
     // Failed meanwhile (a later try gave up on it) while this submission was in flight.
-    await harness.db('messages').where({ id }).update({ status: 'failed' });
+    await moveMessageStatus(harness.db, id, 'pending', 'failed', {});
     expect(
       await markMessagesSent(harness.db, [
         { id, route_id: tenant.routeIds[0], provider_message_id: `up-${randomBase62(10)}`, attempt_id: attemptId, duration_ms: 5 },

@@ -189,3 +189,25 @@ export function scheduleFields(options: ScheduleOptions): { send_at?: string; va
     ...(options.validity !== undefined && { validity_period: options.validity }),
   };
 }
+
+/** The options send and bulk share: the text, its sender and how it goes. */
+export interface MessageOptions extends ScheduleOptions {
+  from: string;
+  body: string;
+  reference?: string;
+  routeId?: number;
+  /** Undefined unless --smart-encoding or --no-smart-encoding is given: the account's setting decides. */
+  smartEncoding?: boolean;
+}
+
+/** The request fields send and bulk share, from their options; those not given are left out. */
+export function messageFields(options: MessageOptions) {
+  return {
+    from: options.from,
+    body: options.body,
+    ...(options.reference !== undefined && { reference: options.reference }),
+    ...(options.routeId !== undefined && { route_id: options.routeId }),
+    ...(options.smartEncoding !== undefined && { smart_encoding: options.smartEncoding }),
+    ...scheduleFields(options),
+  };
+}

@@ -6,19 +6,13 @@ import cliProgress from 'cli-progress';
 import { Command, Option } from 'commander';
 import type { BulkCancel } from '../../sdk/index.ts';
 import { previewBulk, readRecipients, sendBulk, CHUNK_SIZE, type BulkSummary } from '../bulk.ts';
-import { customerOptions, positiveInteger, run, scheduleFields, scheduleFlags, type ScheduleOptions } from '../context.ts';
+import { customerOptions, messageFields, positiveInteger, run, scheduleFlags, type MessageOptions } from '../context.ts';
 import { EXIT, fields, money, table, UsageError } from '../output.ts';
 import { showPreview } from '../preview.ts';
 
-interface BulkOptions extends ScheduleOptions {
+interface BulkOptions extends MessageOptions {
   csv: string;
-  from: string;
-  body: string;
   column: string;
-  reference?: string;
-  routeId?: number;
-  /** Undefined unless --smart-encoding or --no-smart-encoding is given: the account's setting decides. */
-  smartEncoding?: boolean;
   idempotencyKey?: string;
   dryRun?: boolean;
 }
@@ -141,14 +135,7 @@ Exits 0 when every recipient was accepted, 4 when some failed (--dry-run: would 
       const recipients = readRecipients(readInput(options.csv), options.column);
       if (recipients.length === 0) throw new UsageError(`${options.csv} has no recipient rows`);
       const dispatch = await sdk();
-      const common = {
-        from: options.from,
-        body: options.body,
-        ...(options.reference !== undefined && { reference: options.reference }),
-        ...(options.routeId !== undefined && { route_id: options.routeId }),
-        ...(options.smartEncoding !== undefined && { smart_encoding: options.smartEncoding }),
-        ...scheduleFields(options),
-      };
+      const common = messageFields(options);
       if (options.dryRun) {
         const preview = await previewBulk(recipients, options.body, (to) => dispatch.messages.preview({ recipients: to, ...common }));
         out.result(preview, () => showPreview(preview.recipients, preview));

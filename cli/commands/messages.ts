@@ -9,9 +9,9 @@ import {
   type PageOptions,
   positiveInteger,
   run,
-  scheduleFields,
+  messageFields,
   scheduleFlags,
-  type ScheduleOptions,
+  type MessageOptions,
   timestamp,
 } from '../context.ts';
 import { EXIT, type ExitCode, exitCodeFor, fields, money, type Output, table, UsageError } from '../output.ts';
@@ -69,14 +69,8 @@ const showPage = (page: Page<Message>) => {
   return `${messageTable(page.data)}\nPage ${number} of ${pages} (${total} message${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
 };
 
-interface SendOptions extends ScheduleOptions {
+interface SendOptions extends MessageOptions {
   to: string;
-  from: string;
-  body: string;
-  reference?: string;
-  routeId?: number;
-  /** Undefined unless --smart-encoding or --no-smart-encoding is given: the account's setting decides. */
-  smartEncoding?: boolean;
   idempotencyKey?: string;
   dryRun?: boolean;
   wait?: boolean;
@@ -144,15 +138,7 @@ export function sendCommand(): Command {
     run(command, async ({ sdk, out }) => {
       if (!options.wait && command.getOptionValueSource('timeout') === 'cli') throw new UsageError('--timeout applies only with --wait.');
       const client = await sdk();
-      const body = {
-        to: options.to,
-        from: options.from,
-        body: options.body,
-        ...(options.reference !== undefined && { reference: options.reference }),
-        ...(options.routeId !== undefined && { route_id: options.routeId }),
-        ...(options.smartEncoding !== undefined && { smart_encoding: options.smartEncoding }),
-        ...scheduleFields(options),
-      };
+      const body = { to: options.to, ...messageFields(options) };
       if (options.dryRun) {
         const preview = await client.messages.preview(body);
         out.result(preview, () => showPreview(preview.recipients, preview));

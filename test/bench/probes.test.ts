@@ -98,8 +98,10 @@ describe("the bench's commit probe", () => {
   after(() => pool.end());
 
   it('commits on a connection of its own while the load runs, and counts each commit', async () => {
+    // The load lasts until the probe has committed twice beside it.
+    const committed = async () => Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM bench_commit_probe')).rows[0].n);
     const { value, probe } = await withCommitProbe(pool, async () => {
-      await new Promise((wake) => setTimeout(wake, 300));
+      while ((await committed()) < 2) await new Promise((wake) => setTimeout(wake, 20));
       return 'loaded';
     });
     expect(value).to.equal('loaded');

@@ -17,12 +17,33 @@ export function recipientRefusal(to: string, checks: SendChecks, optOutConfirmat
   if (!optOutConfirmation && checks.optedOut.has(to)) return invalidRequest('to', `${to} opted out of this account's messages.`, 'recipient_opted_out');
 }
 
-/** Why a scheduled message may no longer go, as its error; undefined when it may. */
-export async function refusalAtSending(
-  db: Knex,
-  message: Pick<MessageRow, 'account_id' | 'from' | 'to'>,
-): Promise<NonNullable<MessageRow['error']> | undefined> {
-  const checks = await db.transaction((trx) => readSendChecks(trx, message.account_id, [message.from], [message.to]));
-  const refusal = senderRefusal(message.from, checks) ?? recipientRefusal(message.to, checks);
-  if (refusal) return { type: 'invalid_request_error', code: refusal.code, message: `Not sent at its send time: ${refusal.message}` };
+type Sending = Pick<MessageRow, 'account_id' | 'from' | 'to'>;
+
+/**
+ * Why each scheduled message may no longer go, as its error (undefined: it may), in their order:
+ * one read of the checks for each account's messages, in one transaction, so that the many
+ * messages due in one instant cost a few reads rather than one each.
+ */
+export async function refusalsAtSending(db: Knex, messages: Sending[]): Promise<(NonNullable<MessageRow['error']> | undefined)[]> {
+  const byAccount = new Map<string, Sending[]>();
+  for (const message of messages) byAccount.set(message.account_id, [...(byAccount.get(message.account_id) ?? []), message]);
+  const checks = await db.transaction(async (trx) => {
+    const read = new Map<string, SendChecks>();
+    for (const [accountId, sent] of byAccount)
+      read.set(
+        accountId,
+        await readSendChecks(
+          trx,
+          accountId,
+          sent.map((message) => message.from),
+          sent.map((message) => message.to),
+        ),
+      );
+    return read;
+  });
+  return messages.map(({ account_id: accountId, from, to }) => {
+    const standing = checks.get(accountId) as SendChecks;
+    const refusal = senderRefusal(from, standing) ?? recipientRefusal(to, standing);
+    return refusal && { type: 'invalid_request_error', code: refusal.code, message: `Not sent at its send time: ${refusal.message}` };
+  });
 }

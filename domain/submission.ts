@@ -9,7 +9,6 @@ import { chargeForRoute, recordFailure } from './message-outcomes.ts';
 import { compare, multiply } from './money.ts';
 import { retryOnOutage } from './retry-on-outage.ts';
 import { routesFor } from './routing.ts';
-import { refusalAtSending } from './standing.ts';
 import type { SubmissionBatches } from './submission-batches.ts';
 import { afterUnknownOutcome, unknownOutcomeError } from './unknown-outcomes.ts';
 
@@ -110,7 +109,7 @@ export async function submitMessage(deps: SubmitDependencies, messageId: string,
   // A try that starts after the window submits nothing: the window bounds when a message may go.
   if (windowOver()) return notSentInWindow(`no route took it within ${expires ? 'its validity period' : 'the send window'}.`);
   if (scheduledFirstTry) {
-    const refusal = await refusalAtSending(db, message);
+    const refusal = await batches.refusals.submit(message);
     if (refusal) return fail(refusal);
   }
   const eligible = routesFor(account.routes, message.to, message.requested_route_id);

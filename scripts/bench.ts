@@ -19,6 +19,7 @@ import { measureOpenLoop, measureSoak } from './bench/measure/open-loop.ts';
 import { measureLimits, measureOptOuts } from './bench/measure/paired-sends.ts';
 import { measureAccountRead, measureList, prepareBigAccount } from './bench/measure/reads.ts';
 import { measureSend } from './bench/measure/send.ts';
+import { measureScheduled } from './bench/measure/scheduled.ts';
 import { measureStats } from './bench/measure/stats.ts';
 import { measureWebhooks } from './bench/measure/webhooks.ts';
 import { parseOptions } from './bench/options.ts';
@@ -106,6 +107,7 @@ try {
   await attempt('opt-outs', 'send with opt-outs', () => measureOptOuts(bench));
   await attempt('stats', 'GET /stats', () => measureStats(bench));
   await attempt('webhooks', 'webhook isolation', () => measureWebhooks(bench));
+  await attempt('scheduled', 'scheduled sends falling due', () => measureScheduled(bench));
   await attempt('soak', 'open loop, soak', () => measureSoak(bench, rate));
   await attempt('totals', 'totals', () => checkTotals(bench));
 

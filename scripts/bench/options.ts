@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** What a run measures, in the order it measures them; `--only` takes these names. */
-export const TARGETS = ['send', 'open-loop', 'floor', 'account-read', 'bulk', 'list', 'limits', 'opt-outs', 'stats', 'webhooks', 'soak', 'totals'];
+export const TARGETS = ['send', 'open-loop', 'floor', 'account-read', 'bulk', 'list', 'limits', 'opt-outs', 'stats', 'webhooks', 'scheduled', 'soak', 'totals'];
 
 const FULL = {
   pgbenchSeconds: 15,
@@ -18,6 +18,8 @@ const FULL = {
   seededStatsMessages: 10_000_000,
   seededOptOuts: 1_000_000,
   optOutSeconds: 15,
+  heldMessages: 1_000_000, // scheduled a month ahead, beside those falling due within one second
+  dueMessages: 10_000,
   soakSeconds: 600,
   /** The soak compares its first and last window of this length. */
   soakWindowSeconds: 60,
@@ -27,7 +29,7 @@ const FULL = {
 const QUICK: typeof FULL = {
   ...FULL,
   ...{ pgbenchSeconds: 3, warmupSeconds: 1, sendSeconds: 4, openLoopSeconds: 4, readSeconds: 2, bulkRuns: 3, listSeconds: 1, limitSeconds: 2 },
-  ...{ seededMessages: 50_000, seededStatsMessages: 50_000, seededOptOuts: 50_000, optOutSeconds: 2, soakSeconds: 0 },
+  ...{ seededMessages: 50_000, seededStatsMessages: 50_000, seededOptOuts: 50_000, optOutSeconds: 2, soakSeconds: 0, heldMessages: 10_000 },
 };
 
 const USAGE = `npm run bench -- [--quick] [--processes N] [--worker-processes W] [--database-url] [--soak-seconds S] [--only T,...] [--cpu-prof DIR] [--open-loop-rate R]

@@ -1,11 +1,9 @@
 /**
- * What runs beside a load to tell what bounds it: a durable commit's latency, and the machine's busy
- * CPU from /proc (Linux), machine-wide so that nothing escapes it (a load generator that exited, a
- * backend that came and went), and split between PostgreSQL, Dispatch and the fake upstream.
+ * The machine's busy CPU beside a load, from /proc (Linux): machine-wide, so that nothing escapes it
+ * (a load generator that exited, a backend that came and went), split by process kind.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import type pg from 'pg';
 
 export const TICKS_PER_SECOND = 100; // USER_HZ on every Linux the bench runs on
 export type CpuRole = 'postgres' | 'dispatch' | 'upstream';
@@ -59,36 +57,3 @@ export function cpuPer(cpu: Cpu, handled: number): string {
   const split = `PostgreSQL ${each(postgres)}, Dispatch ${each(dispatch)}, upstream ${each(upstream)}, the rest ${each(cpu.busySeconds - postgres - dispatch - upstream)}`;
   return `${each(cpu.busySeconds)} ms a message (${cpu.busyCores.toFixed(2)} of ${cpu.cores} cores busy): ${split} ms`;
 }
-
-/** Slower than a send's whole accept p50: a stall of the storage, not a wait for a core. */
-const STALL_MS = 100;
-export type Probe = { commits: number; worstMs: number; stalls: number };
-/**
- * `run`, with one durable commit every 50 ms on a connection of its own beside it: a stall of the
- * storage (every commit waiting on its WAL flush) shows here, so that a load's tail without one is
- * time spent in Dispatch or waiting for a core.
- */
-export async function withCommitProbe<T>(pool: pg.Pool, run: () => Promise<T>): Promise<{ value: T; probe: Probe }> {
-  const client = await pool.connect();
-  const probe = { commits: 0, worstMs: 0, stalls: 0 };
-  let stopping = false;
-  // A failed probe drops its connection; the load's figures stand, and the row shows how far it got.
-  const failure = (async () => {
-    await client.query('CREATE TABLE IF NOT EXISTS bench_commit_probe (at timestamptz NOT NULL DEFAULT clock_timestamp())');
-    for (; !stopping; await new Promise((wake) => setTimeout(wake, 50))) {
-      const begun = performance.now();
-      await client.query('INSERT INTO bench_commit_probe DEFAULT VALUES');
-      const took = performance.now() - begun;
-      Object.assign(probe, { commits: probe.commits + 1, worstMs: Math.max(probe.worstMs, took), stalls: probe.stalls + (took > STALL_MS ? 1 : 0) });
-    }
-  })().catch((error: Error) => error);
-  try {
-    return { value: await run(), probe };
-  } finally {
-    stopping = true;
-    client.release((await failure) ?? undefined);
-  }
-}
-
-export const describeProbe = ({ commits, worstMs, stalls }: Probe): string =>
-  `${commits.toLocaleString('en-US')} commits, the slowest ${Math.round(worstMs)} ms, ${stalls} over ${STALL_MS} ms`;

@@ -1,6 +1,6 @@
 /** The open loops: sends arriving at a steady rate (half of the send closed loop's), for a short run and for a long one. */
 import type { Bench, Tenant } from '../context.ts';
-import { cpuBetween, cpuPer, describeProbe, sampleCpu, withCommitProbe } from '../probes.ts';
+import { cpuBetween, cpuPer, sampleCpu } from '../probes.ts';
 import type { LoadJob } from '../load.ts';
 import { samplePending, sentLatency } from '../message-log.ts';
 import { count, ms, perSecond, ratio, refusals, row, type Measurement } from '../report.ts';
@@ -21,13 +21,11 @@ async function openLoop(bench: Bench, tenant: Tenant, name: string, ratePerSecon
   return { result, backlog: { samples, growing: last > first + Math.max(10, ratePerSecond / 10), text } };
 }
 
-/** Accept latency, time to sent and backlog, with the machine's CPU and a durable commit's latency beside them. */
+/** Accept latency, time to sent and backlog, with the machine's CPU beside them. */
 export async function measureOpenLoop(bench: Bench, ratePerSecond: number): Promise<Measurement> {
-  const seconds = bench.options.durations.openLoopSeconds;
-  const tenant = await bench.tenant('open-loop');
-  const before = await sampleCpu();
-  const { value, probe } = await withCommitProbe(bench.pool, () => openLoop(bench, tenant, 'open-loop', ratePerSecond, { durationSeconds: seconds }));
-  const [{ result, backlog }, cpu] = [value, cpuBetween(before, await sampleCpu())];
+  const [tenant, before] = [await bench.tenant('open-loop'), await sampleCpu()];
+  const { result, backlog } = await openLoop(bench, tenant, 'open-loop', ratePerSecond, { durationSeconds: bench.options.durations.openLoopSeconds });
+  const cpu = cpuBetween(before, await sampleCpu());
   await bench.settle();
   const sent = await sentLatency(bench.pool, tenant.accountId);
   const at = `at ${perSecond(ratePerSecond, 'msg')}`;
@@ -40,9 +38,8 @@ export async function measureOpenLoop(bench: Bench, ratePerSecond: number): Prom
       row('open-loop', `created_at to sent_at, p50 and p99, ${at}`, toSent, { goal: '<= 50, <= 250 ms', pass: sentPass }),
       row('open-loop', `backlog during the run, ${at}`, backlog.text, { goal: 'not growing', pass: !backlog.growing }),
       row('open-loop', `machine CPU per accepted message, ${at} (diagnosis)`, cpuPer(cpu, result.ok)),
-      row('open-loop', 'a durable commit every 50 ms beside the open loop (diagnosis)', describeProbe(probe)),
     ],
-    figures: { ratePerSecond, result, cpu, sent, backlog, probe },
+    figures: { ratePerSecond, result, cpu, sent, backlog },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { components } from '../sdk/generated/openapi.ts';
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import type { RouteRow } from '../db/routes.ts';
@@ -20,21 +21,8 @@ export interface SendingCaller {
   apiKey: ApiKeyRow | null;
 }
 
-export interface SendRequest {
-  to: string;
-  from: string;
-  body: string;
-  route_id?: number | null;
-  reference?: string | null;
-  /** When to send (date-time with a zone, 60 s to 90 days ahead); omitted or null: at once. */
-  send_at?: string | null;
-  /** Seconds within which an upstream must take the message, from send_at or acceptance. */
-  validity_period?: number | null;
-  /** Quiet hours in the recipient's time zone; null: any hour; omitted: the account's default. */
-  send_window?: unknown;
-  /** Replace GSM-7 look-alikes (domain/smart-encoding.ts); omitted: the account's `smart_encoding`. */
-  smart_encoding?: boolean;
-}
+/** One message as `POST /messages/send` takes it (the document's schema, so that a new field is declared once). */
+export type SendRequest = components['schemas']['SendMessageRequest'];
 
 /** One message to accept: a single send, one of a group's, or one recipient of a bulk. */
 export interface SendItem {

@@ -1,19 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { expect } from 'chai';
-import pg from 'pg';
-import {
-  cpuBetween,
-  cpuPer,
-  describeProbe,
-  readCpuTicks,
-  roleOf,
-  TICKS_PER_SECOND,
-  withCommitProbe,
-  type CpuRole,
-  type CpuSample,
-} from '../../scripts/bench/probes.ts';
-import { harness } from '../support/harness.ts';
+import { cpuBetween, cpuPer, readCpuTicks, roleOf, TICKS_PER_SECOND, type CpuRole, type CpuSample } from '../../scripts/bench/probes.ts';
 
 /**
  * A Node process that burns CPU, has a child of its own burn some and reaps it, then writes what
@@ -85,29 +73,5 @@ describe("the bench's CPU readings", () => {
   it('gives the CPU a message and its split, the rest being what no role spent', () => {
     const cpu = { busySeconds: 3, wallSeconds: 2, busyCores: 1.5, cores: 2, byRole: { postgres: 1.4, dispatch: 1.2, upstream: 0.2 } };
     expect(cpuPer(cpu, 2000)).to.equal('1.50 ms a message (1.50 of 2 cores busy): PostgreSQL 0.70, Dispatch 0.60, upstream 0.10, the rest 0.10 ms');
-  });
-});
-
-describe("the bench's commit probe", () => {
-  let pool: pg.Pool;
-
-  before(() => {
-    pool = new pg.Pool({ connectionString: harness.database.url, max: 3 });
-  });
-
-  after(() => pool.end());
-
-  it('commits on a connection of its own while the load runs, and counts each commit', async () => {
-    // The load lasts until the probe has committed twice beside it.
-    const committed = async () => Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM bench_commit_probe')).rows[0].n);
-    const { value, probe } = await withCommitProbe(pool, async () => {
-      while ((await committed()) < 2) await new Promise((wake) => setTimeout(wake, 20));
-      return 'loaded';
-    });
-    expect(value).to.equal('loaded');
-    expect(probe.commits).to.be.greaterThan(1);
-    const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM bench_commit_probe');
-    expect(Number(rows[0].n)).to.equal(probe.commits);
-    expect(describeProbe({ commits: 1200, worstMs: 14.4, stalls: 0 })).to.equal('1,200 commits, the slowest 14 ms, 0 over 100 ms');
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { allowlistOf } from '../domain/api-keys.ts';
-import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../domain/api-key-secret.ts';
+import { hashSecret, hashesEqual, isWellFormedApiKey } from '../domain/api-key-secret.ts';
 import { ApiError, forbidden, tooManyRequests, unauthorized } from '../domain/errors.ts';
 import type { AdminCaller, CustomerCaller } from '../handlers/types.ts';
 import { clientIp } from './client-ip.ts';
@@ -34,7 +34,7 @@ export async function authenticateCustomer(deps: AuthDependencies, req: Request,
   const token = bearerToken(req);
   if (token === undefined) throw unauthorized('No API key provided. Send it as `Authorization: Bearer ds_live_...`.');
   if (!isWellFormedApiKey(token)) throw unauthorized('Invalid API key provided.');
-  const hash = hashApiKey(token);
+  const hash = hashSecret(token);
   const found = await deps.keys.find(hash);
   if (!found || !hashesEqual(found.key.key_hash, hash) || found.key.revoked_at !== null) throw unauthorized('Invalid API key provided.');
   const { key, account } = found;

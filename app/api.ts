@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
+import type { OperatorRole } from '../db/operators.ts';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { handlers } from '../handlers/index.ts';
@@ -86,7 +87,9 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
   api.registerSecurityHandler('apiKey', (c: BackendContext, req: Request, res: Response) =>
     authenticateCustomer(deps.auth, req, res, String((c.operation as Record<string, unknown>)['x-required-scope'])),
   );
-  api.registerSecurityHandler('adminToken', (_c: BackendContext, req: Request) => authenticateAdmin(deps.auth, req));
+  api.registerSecurityHandler('adminToken', (c: BackendContext, req: Request) =>
+    authenticateAdmin(deps.auth, req, (c.operation as Record<string, unknown>)['x-required-role'] as OperatorRole),
+  );
 
   api.register({
     postRoutingHandler: (c: BackendContext, _req: Request, res: Response) => {

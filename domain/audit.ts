@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { insertAuditRow, listAuditRows, type AuditFilter, type AuditRow } from '../db/audit-log.ts';
 import type { Page, PageRequest } from '../db/pagination.ts';
 import type { OperatorRole } from '../db/operators.ts';
+import { getAccount } from './accounts.ts';
 import { invalidRequest } from './errors.ts';
 import { newId } from './ids.ts';
 
@@ -39,6 +40,14 @@ export async function auditedWrite<T>(
     const { result, entry } = await write(trx);
     await recordAdminAction(trx, operator, entry);
     return result;
+  });
+}
+
+/** A note about an account, kept as an audit entry of its own so that the account's history reads in one list. */
+export async function noteAccount(db: Knex, operator: Operator, accountId: string, text: string): Promise<AuditRow> {
+  return db.transaction(async (trx) => {
+    const account = await getAccount(trx, accountId);
+    return recordAdminAction(trx, operator, { action: 'account.note', target_type: 'account', target_id: account.id, before: null, after: null, reason: text });
   });
 }
 

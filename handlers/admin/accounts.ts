@@ -1,9 +1,9 @@
 import { listAccounts } from '../../db/accounts.ts';
 import { createApiKey } from '../../domain/api-keys.ts';
 import { changeAccountStatus, creditAccount, getAccount, getAccountForUpdate, openAccount, type AccountDecision } from '../../domain/accounts.ts';
-import { auditedWrite } from '../../domain/audit.ts';
+import { auditedWrite, noteAccount } from '../../domain/audit.ts';
 import { SCOPES } from '../../domain/scopes.ts';
-import { toAccount, toApiKey, toApiKeyWithSecret, toBalance, toPagination } from '../representations.ts';
+import { toAccount, toApiKey, toApiKeyWithSecret, toAuditLogEntry, toBalance, toPagination } from '../representations.ts';
 import type { AdminCaller, AdminHandler, Context } from '../types.ts';
 
 export const adminCreateAccount: AdminHandler<'adminCreateAccount'> = async ({ body }, { services, caller }) => {
@@ -73,3 +73,8 @@ export const adminCloseAccount: AdminHandler<'adminCloseAccount'> = ({ params, b
 
 export const adminReactivateAccount: AdminHandler<'adminReactivateAccount'> = ({ params, body }, context) =>
   moveAccount(context, params.id, 'reactivate', body.reason);
+
+export const adminCreateAccountNote: AdminHandler<'adminCreateAccountNote'> = async ({ params, body }, { services, caller }) => ({
+  status: 201,
+  data: toAuditLogEntry(await noteAccount(services.db, caller.operator, params.id, body.text)),
+});

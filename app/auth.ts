@@ -106,11 +106,13 @@ async function adminOperator(db: Knex, adminToken: string, token: string): Promi
  * missing, unknown or revoked token, then 403 naming the role the operation requires when the
  * operator's role is below it. Without ADMIN_TOKEN the admin API is off, operators' tokens too.
  */
-export async function authenticateAdmin(deps: AuthDependencies, req: Request, requiredRole: OperatorRole): Promise<AdminCaller> {
+export async function authenticateAdmin(deps: AuthDependencies, req: Request, res: Response, requiredRole: OperatorRole): Promise<AdminCaller> {
   if (deps.adminToken === undefined) throw unauthorized('The admin API is disabled: set ADMIN_TOKEN to enable it.');
   const token = bearerToken(req);
   const operator = token ? await adminOperator(deps.db, deps.adminToken, token) : undefined;
   if (!operator) throw unauthorized('Invalid admin token.');
+  // Known from here on, so that the request's log line names who was refused as well as who was served.
+  requestLocals(res).operatorId = operator.id ?? ROOT_OPERATOR.name;
   if (!roleAllows(operator.role, requiredRole)) {
     throw forbidden(`The operator ${operator.name} has the role ${operator.role}; this operation requires ${requiredRole}.`, 'forbidden', {
       required_role: requiredRole,

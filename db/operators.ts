@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { fetchPage, type Page, type PageRequest } from './pagination.ts';
 
+/** In rising order: each role may do what the ones before it may (domain/operators.ts roleAllows). */
 export const OPERATOR_ROLES = ['viewer', 'support', 'admin'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];
 

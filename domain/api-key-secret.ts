@@ -45,9 +45,8 @@ export const hashSecret = (secret: string): Buffer => hash('sha256', secret, 'bu
 export const hashesEqual = (a: Buffer, b: Buffer): boolean => a.length === b.length && timingSafeEqual(a, b);
 
 /**
- * An admin operator's token: its own prefix, so that neither kind of credential is mistaken for
- * the other (nor for ADMIN_TOKEN), and the randomness of an API key, without its checksum: an
- * operator token never leaves the operator's hands for a customer's code.
+ * An admin operator's token: a prefix of its own, so that it is told from an API key and from
+ * ADMIN_TOKEN before any lookup, and an API key's 256 bits of randomness.
  */
 export const OPERATOR_TOKEN_PREFIX = 'op_';
 export const generateOperatorToken = (): string => OPERATOR_TOKEN_PREFIX + randomBase62(RANDOM_LENGTH);

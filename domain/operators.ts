@@ -6,7 +6,6 @@ import { auditedWrite, recordAdminAction, ROOT_OPERATOR, type Operator } from '.
 import { conflict, invalidRequest, notFound } from './errors.ts';
 import { newId } from './ids.ts';
 
-/** Roles in rising order: each may do what the ones before it may. */
 export const roleAllows = (held: OperatorRole, required: OperatorRole): boolean => OPERATOR_ROLES.indexOf(held) >= OPERATOR_ROLES.indexOf(required);
 
 export const operatorOf = (row: OperatorRow): Operator => ({ id: row.id, name: row.name, role: row.role });

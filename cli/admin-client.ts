@@ -69,7 +69,7 @@ export class AdminClient {
   accountStatus = (id: string, action: AccountStatusAction, reason: string) =>
     this.#call<Account>('POST', `/admin/accounts/${segment(id)}/${action}`, { reason });
   listAuditLog = (query: Query<'adminListAuditLog'> = {}) => this.#page<AuditLogEntry>(`/admin/audit-log${queryString(query)}`);
-  noteAccount = (id: string, text: string) => this.#call<AuditLogEntry>('POST', `/admin/accounts/${segment(id)}/notes`, { text });
+  accountNote = (id: string, text: string) => this.#call<AuditLogEntry>('POST', `/admin/accounts/${segment(id)}/notes`, { text });
 
   createOperator = (body: CreateOperatorRequest) => this.#call<OperatorWithToken>('POST', '/admin/operators', body);
   listOperators = (query: Query<'adminListOperators'> = {}) => this.#page<Operator>(`/admin/operators${queryString(query)}`);

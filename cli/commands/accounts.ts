@@ -138,7 +138,7 @@ export function accountsCommand(): Command {
       .argument('<text>', 'the note, 1 to 2000 characters'),
   ).action((id: string, text: string, _options: object, command: Command) =>
     run(command, async ({ admin, out }) => {
-      const entry = await (await admin()).noteAccount(id, text);
+      const entry = await (await admin()).accountNote(id, text);
       out.result(entry, () => fields([['Noted', entry.target_id], ['By', entry.operator.name], ['Entry', entry.id], ['When', entry.created_at]]));
     }),
   );

@@ -31,11 +31,7 @@ export async function recordAdminAction(trx: Knex.Transaction, operator: Operato
 }
 
 /** Runs an operator's admin write in one transaction with its audit row; answers what the write answered. */
-export async function auditedWrite<T>(
-  db: Knex,
-  operator: Operator,
-  write: (trx: Knex.Transaction) => Promise<{ result: T; entry: AdminAction }>,
-): Promise<T> {
+export async function auditedWrite<T>(db: Knex, operator: Operator, write: (trx: Knex.Transaction) => Promise<{ result: T; entry: AdminAction }>): Promise<T> {
   return db.transaction(async (trx) => {
     const { result, entry } = await write(trx);
     await recordAdminAction(trx, operator, entry);

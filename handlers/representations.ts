@@ -164,18 +164,7 @@ export const toBlocklistEntry = (row: BlocklistRow): Schemas['BlocklistEntry'] =
   number: row.number,
   account_id: row.account_id,
   reason: row.reason,
-  operator: { id: row.operator_id, name: row.operator_name },
   created_at: iso(row.created_at),
-});
-
-export const toOperator = (row: ListedOperator): Schemas['Operator'] => ({
-  id: row.id,
-  object: 'operator',
-  name: row.name,
-  role: row.role,
-  created_at: iso(row.created_at),
-  revoked_at: isoOrNull(row.revoked_at),
-  last_used_at: isoOrNull(row.last_used_at),
 });
 
 export const toWebhookEndpoint = (row: EndpointRow): Schemas['WebhookEndpoint'] => ({

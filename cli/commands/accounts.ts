@@ -139,7 +139,14 @@ export function accountsCommand(): Command {
   ).action((id: string, text: string, _options: object, command: Command) =>
     run(command, async ({ admin, out }) => {
       const entry = await (await admin()).accountNote(id, text);
-      out.result(entry, () => fields([['Noted', entry.target_id], ['By', entry.operator.name], ['Entry', entry.id], ['When', entry.created_at]]));
+      out.result(entry, () =>
+        fields([
+          ['Noted', entry.target_id],
+          ['By', entry.operator.name],
+          ['Entry', entry.id],
+          ['When', entry.created_at],
+        ]),
+      );
     }),
   );
 

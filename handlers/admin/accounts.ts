@@ -66,8 +66,7 @@ async function moveAccount({ services, caller }: Context<AdminCaller>, id: strin
   return { status: 200 as const, data: toAccount(account) };
 }
 
-export const adminSuspendAccount: AdminHandler<'adminSuspendAccount'> = ({ params, body }, context) =>
-  moveAccount(context, params.id, 'suspend', body.reason);
+export const adminSuspendAccount: AdminHandler<'adminSuspendAccount'> = ({ params, body }, context) => moveAccount(context, params.id, 'suspend', body.reason);
 
 export const adminCloseAccount: AdminHandler<'adminCloseAccount'> = ({ params, body }, context) => moveAccount(context, params.id, 'close', body.reason);
 

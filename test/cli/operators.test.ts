@@ -18,7 +18,9 @@ describe('dispatch: operators', function () {
 
     const current = await cli(['operators', 'current', '--admin-token', created.token]);
     expect(current.code, current.stderr).to.equal(0);
-    expect(current.stdout).to.match(new RegExp(`^Name\\s+${name}$`, 'm')).and.match(/^Role\s+support$/m);
+    expect(current.stdout)
+      .to.match(new RegExp(`^Name\\s+${name}$`, 'm'))
+      .and.match(/^Role\s+support$/m);
     expect((await cli(['operators', 'current'])).stdout).to.match(/^Name\s+root$/m);
 
     const tenant = await createTenant();

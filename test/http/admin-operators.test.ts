@@ -53,7 +53,7 @@ describe('POST /admin/operators', () => {
     expect(stored).to.not.include(created.token).and.not.include(hashSecret(created.token).toString('hex'));
   });
 
-  it('answers 409 naming name for a live duplicate, and gives a revoked operator's name again', async () => {
+  it("answers 409 naming name for a live duplicate, and gives a revoked operator's name again", async () => {
     const first = await createOperator('viewer');
     expectError(await call('POST', '/admin/operators', { auth: 'admin', body: { name: first.name, role: 'admin' } }), 409, 'conflict', 'name');
     expect((await call('POST', `/admin/operators/${first.id}/revoke`, { auth: 'admin' })).status).to.equal(200);
@@ -223,9 +223,7 @@ describe('the audit log names the operator', () => {
     const tenant = await createTenant();
     const admin = await createOperator('admin');
     const other = await createTenant();
-    expect(
-      (await call('POST', `/admin/accounts/${tenant.accountId}/suspend`, { auth: admin.token, body: { reason: 'Unpaid' } })).status,
-    ).to.equal(200);
+    expect((await call('POST', `/admin/accounts/${tenant.accountId}/suspend`, { auth: admin.token, body: { reason: 'Unpaid' } })).status).to.equal(200);
     expect((await call('POST', `/admin/accounts/${other.accountId}/credit`, { auth: admin.token, body: { amount: 1 } })).status).to.equal(200);
 
     const history = await auditLog({ account_id: tenant.accountId });

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
+import type { OperatorRole } from '../db/operators.ts';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { handlers } from '../handlers/index.ts';
@@ -86,7 +87,9 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
   api.registerSecurityHandler('apiKey', (c: BackendContext, req: Request, res: Response) =>
     authenticateCustomer(deps.auth, req, res, String((c.operation as Record<string, unknown>)['x-required-scope'])),
   );
-  api.registerSecurityHandler('adminToken', (_c: BackendContext, req: Request) => authenticateAdmin(deps.auth, req));
+  api.registerSecurityHandler('adminToken', (c: BackendContext, req: Request, res: Response) =>
+    authenticateAdmin(deps.auth, req, res, (c.operation as Record<string, unknown>)['x-required-role'] as OperatorRole),
+  );
 
   api.register({
     postRoutingHandler: (c: BackendContext, _req: Request, res: Response) => {
@@ -205,7 +208,7 @@ export async function createApp(deps: ProbeDependencies, apiDeps: ApiDependencie
     requestLocals(res).requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
-      const { operationId, accountId, apiKeyId } = requestLocals(res);
+      const { operationId, accountId, apiKeyId, operatorId } = requestLocals(res);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       deps.metrics.httpDuration.observe({ operation: operationId ?? 'none', method: req.method, status: String(res.statusCode) }, seconds);
       requestLog.info(
@@ -217,6 +220,7 @@ export async function createApp(deps: ProbeDependencies, apiDeps: ApiDependencie
           status: res.statusCode,
           account_id: accountId,
           api_key_id: apiKeyId,
+          operator_id: operatorId,
           duration_ms: seconds * 1000,
         },
         'request',

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import type { Knex } from 'knex';
+import { useOperatorToken, type OperatorRole } from '../db/operators.ts';
 import { allowlistOf } from '../domain/api-keys.ts';
-import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../domain/api-key-secret.ts';
+import { hashSecret, hashesEqual, isWellFormedApiKey, OPERATOR_TOKEN_PREFIX } from '../domain/api-key-secret.ts';
+import { ROOT_OPERATOR, type Operator } from '../domain/audit.ts';
+import { operatorOf, roleAllows } from '../domain/operators.ts';
 import { ApiError, forbidden, tooManyRequests, unauthorized } from '../domain/errors.ts';
 import type { AdminCaller, CustomerCaller } from '../handlers/types.ts';
 import { clientIp } from './client-ip.ts';
@@ -16,6 +20,8 @@ export interface AuthDependencies {
   keyUsage: KeyUsageRecorder;
   trustProxy: boolean;
   adminToken: string | undefined;
+  /** Where operator tokens are looked up. */
+  db: Knex;
 }
 
 function bearerToken(req: Request): string | undefined {
@@ -34,7 +40,7 @@ export async function authenticateCustomer(deps: AuthDependencies, req: Request,
   const token = bearerToken(req);
   if (token === undefined) throw unauthorized('No API key provided. Send it as `Authorization: Bearer ds_live_...`.');
   if (!isWellFormedApiKey(token)) throw unauthorized('Invalid API key provided.');
-  const hash = hashApiKey(token);
+  const hash = hashSecret(token);
   const found = await deps.keys.find(hash);
   if (!found || !hashesEqual(found.key.key_hash, hash) || found.key.revoked_at !== null) throw unauthorized('Invalid API key provided.');
   const { key, account } = found;
@@ -86,10 +92,31 @@ export function authenticateMetrics(metricsToken: string | undefined, req: Reque
   }
 }
 
-/** The operator: bearer ADMIN_TOKEN, compared in constant time. Without a token the admin API is off. */
-export function authenticateAdmin(deps: AuthDependencies, req: Request): AdminCaller {
+/** Root (ADMIN_TOKEN, compared in constant time), a live operator's token, or nobody. */
+async function adminOperator(db: Knex, adminToken: string, token: string): Promise<Operator | undefined> {
+  if (hashesEqual(digest(token), digest(adminToken))) return ROOT_OPERATOR;
+  if (!token.startsWith(OPERATOR_TOKEN_PREFIX)) return undefined;
+  const hash = hashSecret(token);
+  const row = await useOperatorToken(db, hash);
+  return row && hashesEqual(row.token_hash, hash) ? operatorOf(row) : undefined;
+}
+
+/**
+ * The operator: bearer ADMIN_TOKEN (root, every role) or an operator's own token. 401 for a
+ * missing, unknown or revoked token, then 403 naming the role the operation requires when the
+ * operator's role is below it. Without ADMIN_TOKEN the admin API is off, operators' tokens too.
+ */
+export async function authenticateAdmin(deps: AuthDependencies, req: Request, res: Response, requiredRole: OperatorRole): Promise<AdminCaller> {
   if (deps.adminToken === undefined) throw unauthorized('The admin API is disabled: set ADMIN_TOKEN to enable it.');
   const token = bearerToken(req);
-  if (!token || !hashesEqual(digest(token), digest(deps.adminToken))) throw unauthorized('Invalid admin token.');
-  return { kind: 'admin' };
+  const operator = token ? await adminOperator(deps.db, deps.adminToken, token) : undefined;
+  if (!operator) throw unauthorized('Invalid admin token.');
+  // Known from here on, so that the request's log line names who was refused as well as who was served.
+  requestLocals(res).operatorId = operator.id ?? ROOT_OPERATOR.name;
+  if (!roleAllows(operator.role, requiredRole)) {
+    throw forbidden(`The operator ${operator.name} has the role ${operator.role}; this operation requires ${requiredRole}.`, 'forbidden', {
+      required_role: requiredRole,
+    });
+  }
+  return { kind: 'admin', operator };
 }

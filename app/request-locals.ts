@@ -9,6 +9,8 @@ export interface RequestLocals {
   /** Known once the request's API key is found. */
   accountId?: string;
   apiKeyId?: string;
+  /** Known once the admin request's token is found: an operator's id, or `root`. */
+  operatorId?: string;
 }
 
 /** `res.locals` as this app fills it: Express types it as a record of `any`. */

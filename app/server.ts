@@ -54,6 +54,7 @@ async function startApi(
     keyUsage,
     trustProxy: config.trustProxy,
     adminToken: config.adminToken,
+    db,
   };
   const deps: ApiDependencies = {
     callbacks: [deliveryReportCallback(db, jobs, countReport), inboundCallback(db, jobs, logger)],

@@ -1,4 +1,4 @@
-// The operator's admin API (`/admin/...`, bearer ADMIN_TOKEN). It is x-internal and not part of
+// The operator's admin API (`/admin/...`, bearer ADMIN_TOKEN or an operator's token `op_...`). It is x-internal and not part of
 // the SDK, so this is a small fetch client over the generated types; failures become the SDK's
 // DispatchError subclasses, built from the same error envelope, so the CLI treats both alike.
 // No retries: admin writes carry no idempotency key.
@@ -30,6 +30,11 @@ export type MessageStory = Schemas['MessageStory'];
 export type Pagination = Schemas['Pagination'];
 export type AuditLogEntry = Schemas['AuditLogEntry'];
 export type AccountStatusAction = 'suspend' | 'close' | 'reactivate';
+export type Operator = Schemas['Operator'];
+export type OperatorWithToken = Schemas['OperatorWithToken'];
+export type OperatorRole = Schemas['OperatorRole'];
+export type CurrentOperator = Schemas['CurrentOperator'];
+export type CreateOperatorRequest = Schemas['AdminCreateOperatorRequest'];
 /** A page of a paged admin list. */
 export interface AdminPage<T> {
   data: T[];
@@ -64,6 +69,12 @@ export class AdminClient {
   accountStatus = (id: string, action: AccountStatusAction, reason: string) =>
     this.#call<Account>('POST', `/admin/accounts/${segment(id)}/${action}`, { reason });
   listAuditLog = (query: Query<'adminListAuditLog'> = {}) => this.#page<AuditLogEntry>(`/admin/audit-log${queryString(query)}`);
+  accountNote = (id: string, text: string) => this.#call<AuditLogEntry>('POST', `/admin/accounts/${segment(id)}/notes`, { text });
+
+  createOperator = (body: CreateOperatorRequest) => this.#call<OperatorWithToken>('POST', '/admin/operators', body);
+  listOperators = (query: Query<'adminListOperators'> = {}) => this.#page<Operator>(`/admin/operators${queryString(query)}`);
+  revokeOperator = (id: string) => this.#call<Operator>('POST', `/admin/operators/${segment(id)}/revoke`);
+  currentOperator = () => this.#call<CurrentOperator>('GET', '/admin/operators/current');
 
   createRoute = (body: CreateRouteRequest) => this.#call<Route>('POST', '/admin/routes', body);
   listRoutes = () => this.#call<{ object: 'list'; data: Route[] }>('GET', '/admin/routes');

@@ -31,7 +31,7 @@ export function withJson(command: Command): Command {
 export function adminOptions(command: Command): Command {
   return withJson(command)
     .addOption(new Option('--url <url>', 'Dispatch base URL [env: DISPATCH_URL]').helpGroup(CONNECTION))
-    .addOption(new Option('--admin-token <token>', 'the operator token [env: DISPATCH_ADMIN_TOKEN]').helpGroup(CONNECTION));
+    .addOption(new Option('--admin-token <token>', 'ADMIN_TOKEN or an operator token op_... [env: DISPATCH_ADMIN_TOKEN]').helpGroup(CONNECTION));
 }
 
 /** --json, --url and --api-key: for the customer operations. */

@@ -12,6 +12,7 @@ import { messageStoryCommand } from './commands/message-story.ts';
 import { messagesCommand, sendCommand } from './commands/messages.ts';
 import { balanceCommand, statsCommand, transactionsCommand, usageCommand } from './commands/money.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { operatorsCommand } from './commands/operators.ts';
 import { optOutsCommand } from './commands/opt-outs.ts';
 import { routesCommand } from './commands/routes.ts';
 import { sendersCommand } from './commands/senders.ts';
@@ -29,7 +30,8 @@ const EXAMPLES = `Examples:
   $ dispatch inbound tail
   $ dispatch opt-outs add +447400123456 --reason "Imported"
   $ dispatch accounts create --email ops@acme.example --name Acme --balance 25
-  $ dispatch routes assign acct_... 1 --priority 10`;
+  $ dispatch routes assign acct_... 1 --priority 10
+  $ dispatch operators create --name "Dana (support)" --role support`;
 
 function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -70,7 +72,8 @@ export function buildProgram(): Command {
     .addCommand(routesCommand())
     .addCommand(sendersCommand())
     .addCommand(blocklistCommand())
-    .addCommand(auditCommand());
+    .addCommand(auditCommand())
+    .addCommand(operatorsCommand());
 
   configure(program);
   return program;

@@ -9,6 +9,9 @@ export interface AuditRow {
   before: unknown;
   after: unknown;
   reason: string | null;
+  /** null for root (ADMIN_TOKEN). */
+  operator_id: string | null;
+  operator_name: string;
   created_at: Date;
 }
 
@@ -18,6 +21,10 @@ export interface AuditFilter {
   action?: string;
   targetType?: string;
   targetId?: string;
+  /** An operator's id, or null for the entries root made. */
+  operatorId?: string | null;
+  /** Entries whose target is this account. */
+  accountId?: string;
   createdAfter?: Date;
   createdBefore?: Date;
 }
@@ -37,6 +44,9 @@ export async function listAuditRows(db: Knex, filter: AuditFilter, page: PageReq
   if (filter.action !== undefined) query.where({ action: filter.action });
   if (filter.targetType !== undefined) query.where({ target_type: filter.targetType });
   if (filter.targetId !== undefined) query.where({ target_id: filter.targetId });
+  if (filter.operatorId === null) query.whereNull('operator_id');
+  else if (filter.operatorId !== undefined) query.where({ operator_id: filter.operatorId });
+  if (filter.accountId !== undefined) query.where({ target_type: 'account', target_id: filter.accountId });
   if (filter.createdAfter !== undefined) query.where('created_at', '>', filter.createdAfter);
   if (filter.createdBefore !== undefined) query.where('created_at', '<', filter.createdBefore);
   return fetchPage<AuditRow>(db, query, page);

@@ -3,6 +3,8 @@ import { crc32 } from 'node:zlib';
 import { BASE62, randomBase62 } from './ids.ts';
 
 /**
+ * The secrets that stand for a caller: API keys and admin operator tokens.
+ *
  * The plaintext API key format, after GitHub's token format: a fixed prefix that secret scanners
  * can match, 43 base62 characters of randomness (256 bits) and a 6-character base62 CRC32 of
  * everything before it, so a scanner can tell a real key from a random string without a lookup.
@@ -34,10 +36,20 @@ export function isWellFormedApiKey(key: string): boolean {
   return checksum(body) === key.slice(-CHECKSUM_LENGTH);
 }
 
-/** Keys carry 256 bits of randomness, so one fast SHA-256 is enough: no slow password hash is needed. */
-export const hashApiKey = (key: string): Buffer => hash('sha256', key, 'buffer');
+/**
+ * API keys and operator tokens carry 256 bits of randomness, so one fast SHA-256 is enough: no
+ * slow password hash is needed.
+ */
+export const hashSecret = (secret: string): Buffer => hash('sha256', secret, 'buffer');
 
 export const hashesEqual = (a: Buffer, b: Buffer): boolean => a.length === b.length && timingSafeEqual(a, b);
+
+/**
+ * An admin operator's token: a prefix of its own, so that it is told from an API key and from
+ * ADMIN_TOKEN before any lookup, and an API key's 256 bits of randomness.
+ */
+export const OPERATOR_TOKEN_PREFIX = 'op_';
+export const generateOperatorToken = (): string => OPERATOR_TOKEN_PREFIX + randomBase62(RANDOM_LENGTH);
 
 /** `ds_live_` then the first four characters after the prefix, `...`, then the last four. */
 export const keyHint = (key: string): string => `${KEY_PREFIX}${key.slice(KEY_PREFIX.length, KEY_PREFIX.length + 4)}...${key.slice(-4)}`;

@@ -2,7 +2,7 @@ import { BlockList, isIPv4 } from 'node:net';
 import type { Knex } from 'knex';
 import { findKeyForAccount, insertApiKey, revokeKey, type ApiKeyRow } from '../db/api-keys.ts';
 import { forbidden, invalidRequest, notFound } from './errors.ts';
-import { generateApiKey, hashApiKey, keyHint } from './api-key-secret.ts';
+import { generateApiKey, hashSecret, keyHint } from './api-key-secret.ts';
 import { newId } from './ids.ts';
 import { overreach, type KeyGrant } from './key-reach.ts';
 import type { Scope } from './scopes.ts';
@@ -87,7 +87,7 @@ export async function createApiKey(
     id: newId('key'),
     account_id: accountId,
     name: request.name,
-    key_hash: hashApiKey(plainKey),
+    key_hash: hashSecret(plainKey),
     key_hint: keyHint(plainKey),
     ...grant,
   });

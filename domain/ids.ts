@@ -29,7 +29,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'acct' | 'snd' | 'key' | 'msg' | 'inb' | 'whe' | 'evt' | 'blk' | 'bulk' | 'wha' | 'req' | 'aud';
+export type IdPrefix = 'acct' | 'snd' | 'key' | 'msg' | 'inb' | 'whe' | 'evt' | 'blk' | 'bulk' | 'wha' | 'req' | 'aud' | 'opr';
 
 /** A resource id: its prefix, an underscore and 24 random base62 characters (about 143 bits: not guessable). */
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(24)}`;

@@ -1,6 +1,7 @@
 import { getAccount, getBalance, getUsage, listBalanceTransactions, updateAccount } from './account.ts';
 import {
   adminCloseAccount,
+  adminCreateAccountNote,
   adminCreateAccount,
   adminCreateApiKey,
   adminCreditAccount,
@@ -11,6 +12,7 @@ import {
 } from './admin/accounts.ts';
 import { adminListAccountApiKeys, adminListAccountLedger, adminListAccountRoutes } from './admin/account-lists.ts';
 import { adminListAuditLog } from './admin/audit-log.ts';
+import { adminCreateOperator, adminGetCurrentOperator, adminListOperators, adminRevokeOperator } from './admin/operators.ts';
 import { adminCreateBlocklistEntry, adminDeleteBlocklistEntry, adminListBlocklist } from './admin/blocklist.ts';
 import { adminListInboundMessages, adminSimulateInboundMessage } from './admin/inbound-messages.ts';
 import { adminGetMessageStory, adminListMessages } from './admin/messages.ts';
@@ -85,6 +87,11 @@ export const handlers = {
   adminCloseAccount,
   adminReactivateAccount,
   adminListAuditLog,
+  adminCreateOperator,
+  adminListOperators,
+  adminRevokeOperator,
+  adminGetCurrentOperator,
+  adminCreateAccountNote,
   adminCreateRoute,
   adminListRoutes,
   adminGetRoute,

@@ -5,6 +5,7 @@ import type { BlocklistRow } from '../db/blocklist.ts';
 import type { EventRow } from '../db/events.ts';
 import type { InboundMessageRow } from '../db/inbound-messages.ts';
 import type { LedgerEntryRow } from '../db/ledger.ts';
+import type { ListedOperator } from '../db/operators.ts';
 import type { MessageRow } from '../db/messages.ts';
 import type { OptOutRow } from '../db/opt-outs.ts';
 import type { AssignmentRow, RouteRow } from '../db/routes.ts';
@@ -245,7 +246,18 @@ export const toAuditLogEntry = (row: AuditRow): Schemas['AuditLogEntry'] => ({
   before: row.before as Schemas['AuditLogEntry']['before'],
   after: row.after as Schemas['AuditLogEntry']['after'],
   reason: row.reason,
+  operator: { id: row.operator_id, name: row.operator_name },
   created_at: iso(row.created_at),
+});
+
+export const toOperator = (row: ListedOperator): Schemas['Operator'] => ({
+  id: row.id,
+  object: 'operator',
+  name: row.name,
+  role: row.role,
+  created_at: iso(row.created_at),
+  revoked_at: isoOrNull(row.revoked_at),
+  last_used_at: isoOrNull(row.last_used_at),
 });
 
 export const toAdminSender = (row: SenderRow): Schemas['AdminSender'] => ({ ...toSender(row), account_id: row.account_id });

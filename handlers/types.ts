@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AccountRow } from '../db/accounts.ts';
 import type { ApiKeyRow } from '../db/api-keys.ts';
 import type { JobQueue } from '../db/queues.ts';
+import type { Operator } from '../domain/audit.ts';
 import type { InboundLog } from '../domain/inbound.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { SendGroupCommit } from '../domain/send-group-commit.ts';
@@ -50,6 +51,8 @@ export interface CustomerCaller {
 
 export interface AdminCaller {
   kind: 'admin';
+  /** Who is calling: root (ADMIN_TOKEN) or a named operator; audited writes record it. */
+  operator: Operator;
 }
 
 /** What the wiring hands every handler: the database and the settings handlers read. */

@@ -1,4 +1,4 @@
-// dispatch accounts create|get|list|credit|suspend|close|reactivate (admin API).
+// dispatch accounts create|get|list|credit|suspend|close|reactivate|note (admin API).
 import { Command, Option } from 'commander';
 import type { Account, AccountStatusAction, AdminPage, Balance } from '../admin-client.ts';
 import { adminOptions, number, positiveInteger, run } from '../context.ts';
@@ -46,7 +46,7 @@ const STATUS_ACTIONS: [AccountStatusAction, string][] = [
 ];
 
 export function accountsCommand(): Command {
-  const accounts = new Command('accounts').description('Create, list, credit, suspend, close and reactivate customer accounts (admin)');
+  const accounts = new Command('accounts').description('Create, list, credit, suspend, close, reactivate and note customer accounts (admin)');
 
   adminOptions(
     accounts
@@ -129,6 +129,26 @@ export function accountsCommand(): Command {
       }),
     );
   }
+
+  adminOptions(
+    accounts
+      .command('note')
+      .description("Add a note to an account's history in the audit log (support or admin)")
+      .argument('<account-id>', 'acct_...')
+      .argument('<text>', 'the note, 1 to 2000 characters'),
+  ).action((id: string, text: string, _options: object, command: Command) =>
+    run(command, async ({ admin, out }) => {
+      const entry = await (await admin()).accountNote(id, text);
+      out.result(entry, () =>
+        fields([
+          ['Noted', entry.target_id],
+          ['By', entry.operator.name],
+          ['Entry', entry.id],
+          ['When', entry.created_at],
+        ]),
+      );
+    }),
+  );
 
   return accounts;
 }

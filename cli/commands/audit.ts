@@ -7,8 +7,8 @@ import { table } from '../output.ts';
 const showAuditPage = (page: AdminPage<AuditLogEntry>) => {
   if (page.data.length === 0)
     return page.pagination.total === 0 ? 'No audit log entries.' : `No entries on page ${page.pagination.page} (${page.pagination.total} in all).`;
-  const rows = page.data.map((entry) => [entry.created_at, entry.action, entry.target_type, entry.target_id, entry.reason]);
-  return `${table(['When', 'Action', 'Target type', 'Target', 'Reason'], rows)}\nPage ${page.pagination.page} of ${page.pagination.pages} (${page.pagination.total} in all)`;
+  const rows = page.data.map((entry) => [entry.created_at, entry.operator.name, entry.action, entry.target_type, entry.target_id, entry.reason]);
+  return `${table(['When', 'Operator', 'Action', 'Target type', 'Target', 'Reason'], rows)}\nPage ${page.pagination.page} of ${page.pagination.pages} (${page.pagination.total} in all)`;
 };
 
 export function auditCommand(): Command {
@@ -18,10 +18,12 @@ export function auditCommand(): Command {
         .description('List the admin audit log, newest first: every admin write with the target before and after (admin; --json prints {data, pagination})')
         .option('--action <action>', 'only this action, e.g. account.suspend')
         .option('--target-type <type>', 'only targets of this type, e.g. account, route, sender')
-        .option('--target <id>', 'only entries about this target id'),
+        .option('--target <id>', 'only entries about this target id')
+        .option('--operator <id>', 'only entries by this operator (opr_...), or root for ADMIN_TOKEN')
+        .option('--account <id>', 'only entries about this account (acct_...), notes included'),
       'entries',
     ),
-  ).action((options: PageOptions & { action?: string; targetType?: string; target?: string }, command: Command) =>
+  ).action((options: PageOptions & { action?: string; targetType?: string; target?: string; operator?: string; account?: string }, command: Command) =>
     run(command, async ({ admin, out }) => {
       const page = await (
         await admin()
@@ -30,6 +32,8 @@ export function auditCommand(): Command {
         ...(options.action !== undefined && { action: options.action }),
         ...(options.targetType !== undefined && { target_type: options.targetType }),
         ...(options.target !== undefined && { target_id: options.target }),
+        ...(options.operator !== undefined && { operator_id: options.operator }),
+        ...(options.account !== undefined && { account_id: options.account }),
       });
       out.result(page, () => showAuditPage(page));
     }),

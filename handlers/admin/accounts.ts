@@ -1,13 +1,13 @@
 import { listAccounts } from '../../db/accounts.ts';
 import { createApiKey } from '../../domain/api-keys.ts';
 import { changeAccountStatus, creditAccount, getAccount, getAccountForUpdate, openAccount, type AccountDecision } from '../../domain/accounts.ts';
-import { auditedWrite } from '../../domain/audit.ts';
+import { auditedWrite, noteAccount } from '../../domain/audit.ts';
 import { SCOPES } from '../../domain/scopes.ts';
-import { toAccount, toApiKey, toApiKeyWithSecret, toBalance, toPagination } from '../representations.ts';
-import type { AdminHandler, Services } from '../types.ts';
+import { toAccount, toApiKey, toApiKeyWithSecret, toAuditLogEntry, toBalance, toPagination } from '../representations.ts';
+import type { AdminCaller, AdminHandler, Context } from '../types.ts';
 
-export const adminCreateAccount: AdminHandler<'adminCreateAccount'> = async ({ body }, { services }) => {
-  const account = await auditedWrite(services.db, async (trx) => {
+export const adminCreateAccount: AdminHandler<'adminCreateAccount'> = async ({ body }, { services, caller }) => {
+  const account = await auditedWrite(services.db, caller.operator, async (trx) => {
     const opened = await openAccount(trx, body);
     return { result: opened, entry: { action: 'account.create', target_type: 'account', target_id: opened.id, before: null, after: toAccount(opened) } };
   });
@@ -25,8 +25,8 @@ export const adminListAccounts: AdminHandler<'adminListAccounts'> = async ({ que
   return { status: 200, data: rows.map(toAccount), pagination: toPagination(page, limit, total) };
 };
 
-export const adminCreditAccount: AdminHandler<'adminCreditAccount'> = async ({ params, body }, { services }) => {
-  const account = await auditedWrite(services.db, async (trx) => {
+export const adminCreditAccount: AdminHandler<'adminCreditAccount'> = async ({ params, body }, { services, caller }) => {
+  const account = await auditedWrite(services.db, caller.operator, async (trx) => {
     const before = await getAccountForUpdate(trx, params.id);
     const after = await creditAccount(trx, params.id, body.amount, body.description);
     const entry = {
@@ -42,8 +42,8 @@ export const adminCreditAccount: AdminHandler<'adminCreditAccount'> = async ({ p
   return { status: 200, data: toBalance(account) };
 };
 
-export const adminCreateApiKey: AdminHandler<'adminCreateApiKey'> = async ({ params, body }, { services }) => {
-  const { row, plainKey } = await auditedWrite(services.db, async (trx) => {
+export const adminCreateApiKey: AdminHandler<'adminCreateApiKey'> = async ({ params, body }, { services, caller }) => {
+  const { row, plainKey } = await auditedWrite(services.db, caller.operator, async (trx) => {
     const account = await getAccount(trx, params.id);
     const created = await createApiKey(trx, account.id, body, [...SCOPES], null);
     // The key as its list shows it: the secret is shown once, to the caller, and stored nowhere.
@@ -55,8 +55,8 @@ export const adminCreateApiKey: AdminHandler<'adminCreateApiKey'> = async ({ par
   return { status: 201, data: toApiKeyWithSecret(row, plainKey) };
 };
 
-async function moveAccount(services: Services, id: string, decision: AccountDecision, reason: string) {
-  const account = await auditedWrite(services.db, async (trx) => {
+async function moveAccount({ services, caller }: Context<AdminCaller>, id: string, decision: AccountDecision, reason: string) {
+  const account = await auditedWrite(services.db, caller.operator, async (trx) => {
     const { before, after } = await changeAccountStatus(trx, id, decision, reason);
     return {
       result: after,
@@ -66,10 +66,14 @@ async function moveAccount(services: Services, id: string, decision: AccountDeci
   return { status: 200 as const, data: toAccount(account) };
 }
 
-export const adminSuspendAccount: AdminHandler<'adminSuspendAccount'> = ({ params, body }, { services }) =>
-  moveAccount(services, params.id, 'suspend', body.reason);
+export const adminSuspendAccount: AdminHandler<'adminSuspendAccount'> = ({ params, body }, context) => moveAccount(context, params.id, 'suspend', body.reason);
 
-export const adminCloseAccount: AdminHandler<'adminCloseAccount'> = ({ params, body }, { services }) => moveAccount(services, params.id, 'close', body.reason);
+export const adminCloseAccount: AdminHandler<'adminCloseAccount'> = ({ params, body }, context) => moveAccount(context, params.id, 'close', body.reason);
 
-export const adminReactivateAccount: AdminHandler<'adminReactivateAccount'> = ({ params, body }, { services }) =>
-  moveAccount(services, params.id, 'reactivate', body.reason);
+export const adminReactivateAccount: AdminHandler<'adminReactivateAccount'> = ({ params, body }, context) =>
+  moveAccount(context, params.id, 'reactivate', body.reason);
+
+export const adminCreateAccountNote: AdminHandler<'adminCreateAccountNote'> = async ({ params, body }, { services, caller }) => ({
+  status: 201,
+  data: toAuditLogEntry(await noteAccount(services.db, caller.operator, params.id, body.text)),
+});

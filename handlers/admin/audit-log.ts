@@ -8,6 +8,8 @@ export const adminListAuditLog: AdminHandler<'adminListAuditLog'> = async ({ que
     action: query.action,
     targetType: query.target_type,
     targetId: query.target_id,
+    operatorId: query.operator_id === 'root' ? null : query.operator_id,
+    accountId: query.account_id,
     createdAfter: query.created_after === undefined ? undefined : new Date(query.created_after),
     createdBefore: query.created_before === undefined ? undefined : new Date(query.created_before),
   };

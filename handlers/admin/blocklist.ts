@@ -4,8 +4,8 @@ import { blockNumber, unblockNumber } from '../../domain/blocklist.ts';
 import { deleted, toBlocklistEntry, toPagination } from '../representations.ts';
 import type { AdminHandler } from '../types.ts';
 
-export const adminCreateBlocklistEntry: AdminHandler<'adminCreateBlocklistEntry'> = async ({ body }, { services }) => {
-  const entry = await auditedWrite(services.db, async (trx) => {
+export const adminCreateBlocklistEntry: AdminHandler<'adminCreateBlocklistEntry'> = async ({ body }, { services, caller }) => {
+  const entry = await auditedWrite(services.db, caller.operator, async (trx) => {
     const created = await blockNumber(trx, body);
     const action = {
       action: 'blocklist.create',
@@ -20,8 +20,8 @@ export const adminCreateBlocklistEntry: AdminHandler<'adminCreateBlocklistEntry'
   return { status: 201, data: toBlocklistEntry(entry) };
 };
 
-export const adminDeleteBlocklistEntry: AdminHandler<'adminDeleteBlocklistEntry'> = async ({ params, query }, { services }) => {
-  const removed = await auditedWrite(services.db, async (trx) => {
+export const adminDeleteBlocklistEntry: AdminHandler<'adminDeleteBlocklistEntry'> = async ({ params, query }, { services, caller }) => {
+  const removed = await auditedWrite(services.db, caller.operator, async (trx) => {
     const entry = await unblockNumber(trx, params.number, query.account_id);
     return {
       result: entry,

@@ -10,8 +10,8 @@ export const adminListInboundMessages: AdminHandler<'adminListInboundMessages'> 
   return { status: 200, data: rows.map(toAdminInboundMessage), pagination: toPagination(page, limit, total) };
 };
 
-export const adminSimulateInboundMessage: AdminHandler<'adminSimulateInboundMessage'> = async ({ params, body }, { services }) => {
-  const message = await auditedWrite(services.db, async (trx) => {
+export const adminSimulateInboundMessage: AdminHandler<'adminSimulateInboundMessage'> = async ({ params, body }, { services, caller }) => {
+  const message = await auditedWrite(services.db, caller.operator, async (trx) => {
     const received = await simulateInbound(trx, services.jobs, params.id, body, services.log);
     const entry = {
       action: 'inbound_message.simulate',

@@ -11,8 +11,8 @@ function auditedRoute(row: RouteRow): Omit<Schemas['Route'], 'inbound_url'> {
   return shown as Omit<Schemas['Route'], 'inbound_url'>;
 }
 
-export const adminCreateRoute: AdminHandler<'adminCreateRoute'> = async ({ body }, { services }) => {
-  const route = await auditedWrite(services.db, async (trx) => {
+export const adminCreateRoute: AdminHandler<'adminCreateRoute'> = async ({ body }, { services, caller }) => {
+  const route = await auditedWrite(services.db, caller.operator, async (trx) => {
     const created = await createRoute(trx, body);
     return {
       result: created,
@@ -32,8 +32,8 @@ export const adminGetRoute: AdminHandler<'adminGetRoute'> = async ({ params }, {
   data: toRoute(await getRoute(services.db, params.id), services.inboundUrl),
 });
 
-export const adminUpdateRoute: AdminHandler<'adminUpdateRoute'> = async ({ params, body }, { services }) => {
-  const route = await auditedWrite(services.db, async (trx) => {
+export const adminUpdateRoute: AdminHandler<'adminUpdateRoute'> = async ({ params, body }, { services, caller }) => {
+  const route = await auditedWrite(services.db, caller.operator, async (trx) => {
     const before = await getRoute(trx, params.id);
     const after = await changeRoute(trx, params.id, body);
     return {
@@ -45,8 +45,8 @@ export const adminUpdateRoute: AdminHandler<'adminUpdateRoute'> = async ({ param
 };
 
 // Assignments are recorded against their account: "what changed for this account" is the question.
-export const adminAssignRoute: AdminHandler<'adminAssignRoute'> = async ({ params, body }, { services }) => {
-  const assignment = await auditedWrite(services.db, async (trx) => {
+export const adminAssignRoute: AdminHandler<'adminAssignRoute'> = async ({ params, body }, { services, caller }) => {
+  const assignment = await auditedWrite(services.db, caller.operator, async (trx) => {
     const before = await findAssignment(trx, params.id, params.route_id);
     const after = await assign(trx, params.id, params.route_id, body.priority);
     const entry = {
@@ -61,8 +61,8 @@ export const adminAssignRoute: AdminHandler<'adminAssignRoute'> = async ({ param
   return { status: 200, data: toRouteAssignment(assignment) };
 };
 
-export const adminUnassignRoute: AdminHandler<'adminUnassignRoute'> = async ({ params }, { services }) => {
-  await auditedWrite(services.db, async (trx) => {
+export const adminUnassignRoute: AdminHandler<'adminUnassignRoute'> = async ({ params }, { services, caller }) => {
+  await auditedWrite(services.db, caller.operator, async (trx) => {
     const removed = await unassign(trx, params.id, params.route_id);
     return {
       result: removed,

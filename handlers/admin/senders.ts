@@ -2,10 +2,10 @@ import { findSender, listAllSenders } from '../../db/senders.ts';
 import { auditedWrite } from '../../domain/audit.ts';
 import { reviewSender } from '../../domain/senders.ts';
 import { toAdminSender, toPagination, toSender } from '../representations.ts';
-import type { AdminHandler, Services } from '../types.ts';
+import type { AdminCaller, AdminHandler, Context } from '../types.ts';
 
-async function review(services: Services, id: string, decision: 'approve' | 'reject' | 'suspend') {
-  const sender = await auditedWrite(services.db, async (trx) => {
+async function review({ services, caller }: Context<AdminCaller>, id: string, decision: 'approve' | 'reject' | 'suspend') {
+  const sender = await auditedWrite(services.db, caller.operator, async (trx) => {
     const before = await findSender(trx, id);
     const after = await reviewSender(trx, id, decision);
     return {
@@ -16,11 +16,11 @@ async function review(services: Services, id: string, decision: 'approve' | 'rej
   return { status: 200 as const, data: toSender(sender) };
 }
 
-export const adminApproveSender: AdminHandler<'adminApproveSender'> = ({ params }, { services }) => review(services, params.id, 'approve');
+export const adminApproveSender: AdminHandler<'adminApproveSender'> = ({ params }, context) => review(context, params.id, 'approve');
 
-export const adminRejectSender: AdminHandler<'adminRejectSender'> = ({ params }, { services }) => review(services, params.id, 'reject');
+export const adminRejectSender: AdminHandler<'adminRejectSender'> = ({ params }, context) => review(context, params.id, 'reject');
 
-export const adminSuspendSender: AdminHandler<'adminSuspendSender'> = ({ params }, { services }) => review(services, params.id, 'suspend');
+export const adminSuspendSender: AdminHandler<'adminSuspendSender'> = ({ params }, context) => review(context, params.id, 'suspend');
 
 export const adminListSenders: AdminHandler<'adminListSenders'> = async ({ query }, { services }) => {
   const { page, limit } = query;

@@ -4,8 +4,8 @@ import { notFound } from '../../domain/errors.ts';
 import { toPagination, toWebhookAttempt, toWebhookEndpoint } from '../representations.ts';
 import type { AdminHandler } from '../types.ts';
 
-export const adminEnableWebhookEndpoint: AdminHandler<'adminEnableWebhookEndpoint'> = async ({ params }, { services }) => {
-  const endpoint = await auditedWrite(services.db, async (trx) => {
+export const adminEnableWebhookEndpoint: AdminHandler<'adminEnableWebhookEndpoint'> = async ({ params }, { services, caller }) => {
+  const endpoint = await auditedWrite(services.db, caller.operator, async (trx) => {
     const before = await findEndpoint(trx, params.id);
     const after = await enableEndpoint(trx, params.id);
     if (!before || !after) throw notFound('webhook_endpoint', params.id);

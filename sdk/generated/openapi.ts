@@ -1087,8 +1087,9 @@ export interface paths {
         };
         /**
          * Get message statistics of every account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     The figures of `GET /stats` over every account's messages, or one account's with
          *     `account_id` (an unknown account has no messages). `group_by` may also name `account`.
@@ -1114,8 +1115,9 @@ export interface paths {
         };
         /**
          * List accounts
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Lists every account, newest first (`created_at` descending, ties broken by `id`
          *     descending), whatever its status, paged as described under Pagination in the
@@ -1128,8 +1130,9 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Creates an account in status `active`. `currency` (default `USD`) is fixed for the
          *     account's life. An opening `balance` (default 0) is recorded as the account's first
@@ -1153,8 +1156,9 @@ export interface paths {
         };
         /**
          * Get an account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Returns any account, whatever its status. An unknown id answers 404
          *     `resource_not_found`.
@@ -1179,8 +1183,9 @@ export interface paths {
         put?: never;
         /**
          * Suspend an account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Moves an `active` account to `suspended`. From then on, within a second on every
          *     Dispatch process, every key of the account answers 403 `forbidden` (`details.reason`
@@ -1217,8 +1222,9 @@ export interface paths {
         put?: never;
         /**
          * Close an account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Moves an `active` or `suspended` account to `closed`, for good: a closed account cannot
          *     be reactivated. Its keys and pending messages are held back as under
@@ -1254,8 +1260,9 @@ export interface paths {
         put?: never;
         /**
          * Reactivate an account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Moves a `suspended` account back to `active`: its keys work again within a second on
          *     every Dispatch process, and its pending messages still within their send window go out.
@@ -1287,8 +1294,9 @@ export interface paths {
         };
         /**
          * List the admin audit log
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Every write through the admin API leaves one entry, recorded in the same transaction as
          *     the write (a write that fails leaves none): what was done (`action`, an open set such
@@ -1296,21 +1304,145 @@ export interface paths {
          *     `account.reactivate`, `api_key.create`, `route.create`, `route.update`,
          *     `route.assign`, `route.unassign`, `sender.approve`, `sender.reject`,
          *     `sender.suspend`, `blocklist.create`, `blocklist.delete`, `webhook_endpoint.enable`,
-         *     `inbound_message.simulate`), to what (`target_type`, `target_id`; route assignments
+         *     `inbound_message.simulate`, `operator.create`, `operator.revoke`, `account.note`), who
+         *     did it (`operator`: the operator's `id` and `name`, or `id` `null` and `name` `root` for
+         *     `ADMIN_TOKEN`), to what (`target_type`, `target_id`; route assignments
          *     are recorded against their account), the target before and after as the admin API
          *     shows it (`null` for a target that did not exist or no longer does; secrets such as a
-         *     key's `plain_key` or a route's inbound URL are never kept) and the operator's `reason`
-         *     where the operation takes one (a credit's `description`, a blocklist entry's
-         *     `reason`).
+         *     key's `plain_key`, an operator's token or a route's inbound URL are never kept) and the
+         *     operator's `reason` where the operation takes one (a credit's `description`, a
+         *     blocklist entry's `reason`, a note's `text`).
          *
          *     Newest first (`created_at` descending, ties broken by `id` descending), paged as
          *     described under Pagination in the introduction. `action`, `target_type`, `target_id`,
-         *     `created_after` and `created_before` (both exclusive) narrow the list;
+         *     `operator_id` (an operator's id, or `root`), `account_id` (entries whose target is
+         *     that account), `created_after` and `created_before` (both exclusive) narrow the list;
          *     `created_before` not later than `created_after` answers 400 `parameter_invalid`.
          */
         get: operations["adminListAuditLog"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List operators
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
+         *
+         *     Lists every operator, revoked ones included (with `revoked_at`), newest first, paged as
+         *     described under Pagination in the introduction. Tokens are never shown. `last_used_at`
+         *     is the last request the operator's token authenticated. Root (`ADMIN_TOKEN`) is not
+         *     an operator and is not listed.
+         */
+        get: operations["adminListOperators"];
+        put?: never;
+        /**
+         * Create an operator
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
+         *
+         *     Creates a named operator of the admin API with a role (`viewer`, `support` or `admin`;
+         *     see Operators and roles in the `adminToken` security scheme) and a token of its own. The token (`op_`
+         *     and 43 random base62 characters) is in this answer only: Dispatch keeps its SHA-256
+         *     alone, and no later answer shows it. `name` is unique among operators not revoked (a
+         *     duplicate answers 409 `conflict`, `param` `name`); `root`, in any case, is the name of
+         *     `ADMIN_TOKEN`'s audit entries and answers 400 `parameter_invalid`. The creation is
+         *     audited (`operator.create`), without the token.
+         */
+        post: operations["adminCreateOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operators/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the calling operator
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
+         *
+         *     Who the token belongs to and its role: a console reads it to offer only what the caller
+         *     may do. `ADMIN_TOKEN` answers `id` `null`, `name` `root` and `role` `admin`.
+         */
+        get: operations["adminGetCurrentOperator"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operators/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an operator
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
+         *
+         *     Revokes the operator: its token answers 401 from the next request on, and its name may
+         *     be given to a new operator. Its audit entries keep naming it. Revoking a revoked
+         *     operator answers it as it is and records nothing; the revocation is audited
+         *     (`operator.revoke`). An unknown id answers 404 `resource_not_found`. An operator may
+         *     revoke itself.
+         */
+        post: operations["adminRevokeOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/accounts/{id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a note to an account
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role
+         *     `support` or `admin` (`x-required-role: support`; a lower role answers 403). With
+         *     `DATABASE_URL` set and no `ADMIN_TOKEN`, the admin API is off and answers 401.
+         *
+         *     Writes a note about the account into the audit log, where support reads the account's
+         *     history (`GET /admin/audit-log?account_id=...`): the answer is the entry, with action
+         *     `account.note`, the account as target, `before` and `after` `null` and the text as
+         *     `reason`. An unknown account answers 404 `resource_not_found`.
+         */
+        post: operations["adminCreateAccountNote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1328,8 +1460,9 @@ export interface paths {
         put?: never;
         /**
          * Credit an account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Adds `amount` (in the account's currency, greater than 0, at most 4 decimal places,
          *     else 400 `parameter_invalid`) to the account's balance as a ledger entry carrying
@@ -1352,8 +1485,9 @@ export interface paths {
         };
         /**
          * List an account's API keys
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Lists every API key of the account as `GET /api-keys` does for the account itself:
          *     newest first, in a list wrapper without pagination, revoked keys included with
@@ -1364,8 +1498,9 @@ export interface paths {
         put?: never;
         /**
          * Create an API key for an account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Creates an API key for the account, with the same body and rules as
          *     `POST /api-keys/create`, except that `permissions` omitted means every scope and any
@@ -1389,8 +1524,9 @@ export interface paths {
         };
         /**
          * List routes
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Lists every route, active or not, by ascending `id`, in a list wrapper without
          *     pagination. `config` is never returned.
@@ -1399,8 +1535,9 @@ export interface paths {
         put?: never;
         /**
          * Create a route
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Creates an upstream route. `config` depends on `provider` and is checked against it
          *     (a fault answers 400 with `param` such as `config.url`):
@@ -1433,8 +1570,9 @@ export interface paths {
         };
         /**
          * Get a route
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Returns one route, without its `config`. An unknown id answers 404
          *     `resource_not_found`; an id that is not a positive integer answers 400
@@ -1448,8 +1586,9 @@ export interface paths {
         head?: never;
         /**
          * Update a route
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Changes any of the fields given at creation; fields left out keep their value. A given
          *     `config` replaces the old one whole (it is not merged) and is checked against the
@@ -1474,8 +1613,9 @@ export interface paths {
         put?: never;
         /**
          * Simulate an inbound message on a simulator route
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Stands in for a handset's reply in demos and tests: the message `body` from `from` to
          *     `to` arrives on this `simulator` route exactly as a provider's inbound message would
@@ -1510,8 +1650,9 @@ export interface paths {
         get?: never;
         /**
          * Assign a route to an account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Assigns the route to the account with a `priority` (lower is tried first), or changes
          *     the priority of an existing assignment; both answer `200`. An account tries its
@@ -1525,8 +1666,9 @@ export interface paths {
         post?: never;
         /**
          * Unassign a route from an account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Removes the route from the account's routing at once; messages the route has already
          *     taken are not affected. The deleted result's `id` is the route id as a string and its
@@ -1550,8 +1692,9 @@ export interface paths {
         put?: never;
         /**
          * Approve a sender
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Moves a sender from `pending` or `suspended` to `approved` and sets `approved_at`; the
          *     account may use it as `from` from then on. Approving an already approved sender answers
@@ -1589,8 +1732,9 @@ export interface paths {
         put?: never;
         /**
          * Reject a sender
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Moves a sender from `pending` to `rejected`; `approved_at` stays `null`. Rejecting an
          *     already rejected sender answers `200` with the sender unchanged. From `approved` or
@@ -1616,8 +1760,9 @@ export interface paths {
         put?: never;
         /**
          * Suspend a sender
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Moves a sender from `approved` to `suspended`; sends using it as `from` answer 400
          *     `sender_not_approved` from then on (messages already accepted proceed). `approved_at`
@@ -1642,8 +1787,9 @@ export interface paths {
         };
         /**
          * List the blocklist
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Lists the blocklist, newest first (`created_at` descending, ties broken by `id`
          *     descending), paged like the customer lists: entries for every account (`account_id`
@@ -1653,8 +1799,9 @@ export interface paths {
         put?: never;
         /**
          * Block a number
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Blocks sending to `number`, for one account (`account_id`) or, when `account_id` is
          *     omitted, for every account. A blocked `to` answers 400 `recipient_blocklisted` on
@@ -1682,8 +1829,9 @@ export interface paths {
         post?: never;
         /**
          * Unblock a number
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Deletes the blocklist entry for `number` (E.164; URL-encode the `+` as `%2B`, as in
          *     `/admin/blocklist/%2B447400123457`). With `account_id`, the entry of that account is
@@ -1706,8 +1854,9 @@ export interface paths {
         };
         /**
          * List every account's opt-outs
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Lists the opt-outs of every account, newest first, each with its `account_id`;
          *     `account_id` and `number` narrow the list (an unknown account lists nothing). Paged
@@ -1733,8 +1882,9 @@ export interface paths {
         put?: never;
         /**
          * Enable a webhook endpoint
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `admin`
+         *     (`x-required-role: admin`; a lower role answers 403). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Re-enables an endpoint of any account, typically one disabled after 25 consecutive
          *     failed deliveries: `is_active` becomes `true`, `failure_count` `0` and `disabled_at`
@@ -1758,8 +1908,9 @@ export interface paths {
         };
         /**
          * List delivery attempts of any webhook endpoint (operator)
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Lists the delivery attempts made to an endpoint of any account, newest first
          *     (`created_at` descending, ties broken by `id` descending), paged like the customer
@@ -1785,8 +1936,9 @@ export interface paths {
         };
         /**
          * List inbound messages of every account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Lists inbound messages across accounts, newest first (`created_at` descending, ties
          *     broken by `id` descending), paged like the customer lists. Each carries `account_id`:
@@ -1812,8 +1964,9 @@ export interface paths {
         };
         /**
          * List every account's senders
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Lists the sender IDs of every account, newest first (`created_at` descending, ties
          *     broken by `id` descending), each with its `account_id`, paged like the customer lists.
@@ -1840,8 +1993,9 @@ export interface paths {
         };
         /**
          * List the routes assigned to an account
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Lists every route assigned to the account, active or not, in the order they are tried
          *     (ascending `priority`), in a list wrapper without pagination. Each is the route with its
@@ -1866,8 +2020,9 @@ export interface paths {
         };
         /**
          * List an account's ledger
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Lists every change of the account's balance, newest first (`created_at` descending,
          *     ties broken by `id` descending), paged like the customer lists: credits, debits for
@@ -1892,8 +2047,9 @@ export interface paths {
         };
         /**
          * List every account's messages
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Lists outbound messages across accounts, newest first (`created_at` descending, ties
          *     broken by `id` descending), each with its `account_id`, paged like the customer lists.
@@ -1920,8 +2076,9 @@ export interface paths {
         };
         /**
          * Get a message's story
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
+         *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
+         *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Everything that happened to one message of any account, in time order (`at`
          *     ascending), to answer "what happened to this SMS": each `entries` item has a `kind`:
@@ -1997,8 +2154,8 @@ export interface components {
              *       `duplicate_sender`, `keyword_conflict`
              *     - 401 `authentication_error`: `unauthorized`
              *     - 402 `balance_error`: `insufficient_balance`
-             *     - 403 `authorization_error`: `forbidden` (the reason in `details.reason` or
-             *       `details.required_scope`)
+             *     - 403 `authorization_error`: `forbidden` (the reason in `details.reason`,
+             *       `details.required_scope` or, on the admin API, `details.required_role`)
              *     - 404 `invalid_request_error`: `resource_not_found`, `not_found`
              *     - 405 `invalid_request_error`: `method_not_allowed`
              *     - 409 `invalid_request_error`: `idempotency_key_in_use`, `conflict`,
@@ -2023,8 +2180,9 @@ export interface components {
             param?: string;
             /**
              * @description Present when the code documents it: `insufficient_balance` carries `required`,
-             *     `available` and `currency`; `forbidden` carries `required_scope` (a missing scope)
-             *     or `reason` (`ip_not_allowed`, `account_inactive`, `broader_than_calling_key`); a
+             *     `available` and `currency`; `forbidden` carries `required_scope` (a missing scope),
+             *     `required_role` (admin API: the operator's role is too low) or `reason`
+             *     (`ip_not_allowed`, `account_inactive`, `broader_than_calling_key`); a
              *     validation failure carries `errors`, every failure found, each with `code`,
              *     `param` and `message`.
              */
@@ -3053,6 +3211,15 @@ export interface components {
             /** @description Why, for the audit log; not blank. */
             reason: string;
         };
+        AdminCreateOperatorRequest: {
+            /** @description Who the operator is, as the audit log will name them; unique among operators not revoked. */
+            name: string;
+            role: components["schemas"]["OperatorRole"];
+        };
+        AdminCreateAccountNoteRequest: {
+            /** @description The note, kept as the audit entry's `reason`. */
+            text: string;
+        };
         AdminCreditRequest: {
             /**
              * @description Amount to add, in the account's currency: greater than 0 (so at least `0.0001`), at
@@ -3298,7 +3465,92 @@ export interface components {
             } | null;
             /** @description Why, as the operator said. */
             reason: string | null;
+            operator: components["schemas"]["AuditOperator"];
             created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Who made an admin write. Entries written with `ADMIN_TOKEN` (and every entry from before operators existed) read `id` `null` and `name` `root`. */
+        AuditOperator: {
+            id: string | null;
+            name: string;
+        };
+        /** @description One audit log entry. */
+        AuditLogEntryEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["AuditLogEntry"];
+            meta: components["schemas"]["Meta"];
+        };
+        /**
+         * @description `viewer` reads everything; `support` also adds account notes; `admin` may do everything,
+         *     operators' management included. See Operators and roles in the `adminToken` security scheme.
+         * @enum {string}
+         */
+        OperatorRole: "viewer" | "support" | "admin";
+        /** @description A named operator of the admin API. */
+        Operator: {
+            id: string;
+            /** @enum {string} */
+            object: "operator";
+            name: string;
+            role: components["schemas"]["OperatorRole"];
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the operator was revoked; `null` while its token works.
+             */
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description The last request its token authenticated; `null` before the first.
+             */
+            last_used_at: string | null;
+        };
+        /** @description A newly created operator, with its token shown this once. */
+        OperatorWithToken: components["schemas"]["Operator"] & {
+            /**
+             * @description The operator's bearer token for the admin API, returned only now and not
+             *     retrievable later: `op_` and 43 random base62 characters (256 bits).
+             */
+            token: string;
+        };
+        /** @description An operator. */
+        OperatorEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Operator"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A new operator with its token. */
+        OperatorWithTokenEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["OperatorWithToken"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A page of operators. */
+        OperatorPageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Operator"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description Who is calling the admin API. */
+        CurrentOperator: {
+            /** @enum {string} */
+            object: "current_operator";
+            /** @description The operator's id; `null` for `ADMIN_TOKEN`. */
+            id: string | null;
+            /** @description The operator's name; `root` for `ADMIN_TOKEN`. */
+            name: string;
+            role: components["schemas"]["OperatorRole"];
+        };
+        /** @description The calling operator. */
+        CurrentOperatorEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["CurrentOperator"];
+            meta: components["schemas"]["Meta"];
         };
         /** @description A page of the admin audit log. */
         AuditLogPageEnvelope: {
@@ -3680,6 +3932,7 @@ export interface components {
          *     | `reason`: `ip_not_allowed` | the client address is not on the key's `allowed_ips` |
          *     | `reason`: `account_inactive` | the account's status is not `active` |
          *     | `required_scope` | the key lacks the operation's scope |
+         *     | `required_role` | admin API: the operator's role is below the operation's `x-required-role` |
          *     | `reason`: `broader_than_calling_key` | the key tries to create or revoke a key broader than itself: `param` names the field (`permissions`, with `scopes` listing those it does not hold), or `id` on revoke, with `field` naming it |
          */
         Forbidden: {
@@ -3993,6 +4246,22 @@ export interface components {
          * @example 2025-11-22T00:00:00.000Z
          */
         AuditCreatedBefore: string;
+        /**
+         * @description Only entries written by this operator (`opr_...`), or `root` for those written with `ADMIN_TOKEN`.
+         * @example opr_Hs8LpQ2vXn4TzK9mWc3RbY6d
+         */
+        AuditOperatorFilter: string;
+        /**
+         * @description Only entries whose target is this account (`target_type` `account`): its creation,
+         *     credits, status changes, route assignments and notes.
+         * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+         */
+        AuditAccountFilter: string;
+        /**
+         * @description The operator id (`opr_...`).
+         * @example opr_Hs8LpQ2vXn4TzK9mWc3RbY6d
+         */
+        OperatorId: string;
         /**
          * @description `true`: only messages waiting for their `send_at` (`pending`, with `send_at` set).
          * @example true
@@ -7115,6 +7384,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7234,6 +7504,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7300,6 +7571,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7366,6 +7638,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7392,6 +7665,17 @@ export interface operations {
                  * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
                  */
                 target_id?: components["parameters"]["AuditTargetIdFilter"];
+                /**
+                 * @description Only entries written by this operator (`opr_...`), or `root` for those written with `ADMIN_TOKEN`.
+                 * @example opr_Hs8LpQ2vXn4TzK9mWc3RbY6d
+                 */
+                operator_id?: components["parameters"]["AuditOperatorFilter"];
+                /**
+                 * @description Only entries whose target is this account (`target_type` `account`): its creation,
+                 *     credits, status changes, route assignments and notes.
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                account_id?: components["parameters"]["AuditAccountFilter"];
                 /**
                  * @description Only entries recorded strictly after this time.
                  * @example 2025-11-01T00:00:00.000Z
@@ -7447,6 +7731,10 @@ export interface operations {
                      *             "status": "suspended"
                      *           },
                      *           "reason": "Payment overdue, invoice INV-2025-0117",
+                     *           "operator": {
+                     *             "id": "opr_Hs8LpQ2vXn4TzK9mWc3RbY6d",
+                     *             "name": "Dana (support)"
+                     *           },
                      *           "created_at": "2025-11-21T10:15:02.117Z"
                      *         }
                      *       ],
@@ -7468,6 +7756,271 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListOperators: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The page to return, from 1. A page past the end answers an empty `data`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Items per page, 1 to 100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of operators. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "opr_Hs8LpQ2vXn4TzK9mWc3RbY6d",
+                     *           "object": "operator",
+                     *           "name": "Dana (support)",
+                     *           "role": "support",
+                     *           "created_at": "2025-11-21T09:00:00.000Z",
+                     *           "revoked_at": null,
+                     *           "last_used_at": "2025-11-21T11:42:10.318Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 50,
+                     *         "total": 1,
+                     *         "pages": 1,
+                     *         "has_more": false
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Gq3WzN7xLc5RmT2pKb8HsV4d",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OperatorPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminCreateOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Dana (support)",
+                 *       "role": "support"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminCreateOperatorRequest"];
+            };
+        };
+        responses: {
+            /** @description The new operator, with its token shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "opr_Hs8LpQ2vXn4TzK9mWc3RbY6d",
+                     *         "object": "operator",
+                     *         "name": "Dana (support)",
+                     *         "role": "support",
+                     *         "created_at": "2025-11-21T09:00:00.000Z",
+                     *         "revoked_at": null,
+                     *         "last_used_at": null,
+                     *         "token": "op_4pXv9TqLm2Rz7KbN3cWs8HyD6fJa1GtE5uQoY0iVkZx"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Tn5QzL8wRc2VmK7pXb4HsY9d",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OperatorWithTokenEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminGetCurrentOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling operator. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentOperatorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminRevokeOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The operator id (`opr_...`).
+                 * @example opr_Hs8LpQ2vXn4TzK9mWc3RbY6d
+                 */
+                id: components["parameters"]["OperatorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked operator. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "opr_Hs8LpQ2vXn4TzK9mWc3RbY6d",
+                     *         "object": "operator",
+                     *         "name": "Dana (support)",
+                     *         "role": "support",
+                     *         "created_at": "2025-11-21T09:00:00.000Z",
+                     *         "revoked_at": "2025-11-22T17:30:00.000Z",
+                     *         "last_used_at": "2025-11-21T11:42:10.318Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Lx2QzR8wNc5VmK3pTb7HsY4d",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OperatorEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminCreateAccountNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account id (`acct_...`).
+                 * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
+                 */
+                id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Customer called about failed sends to +44; pointed them at the opt-out list."
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminCreateAccountNoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The audit entry that holds the note. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "aud_Qz4Rn8KxTw2LmV7pHc5BdS9f",
+                     *         "object": "audit_log_entry",
+                     *         "action": "account.note",
+                     *         "target_type": "account",
+                     *         "target_id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *         "before": null,
+                     *         "after": null,
+                     *         "reason": "Customer called about failed sends to +44; pointed them at the opt-out list.",
+                     *         "operator": {
+                     *           "id": "opr_Hs8LpQ2vXn4TzK9mWc3RbY6d",
+                     *           "name": "Dana (support)"
+                     *         },
+                     *         "created_at": "2025-11-21T12:05:44.902Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Rw7TzK3xQc9LmN2pVb6HsY8d",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditLogEntryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7524,6 +8077,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7670,6 +8224,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7784,6 +8339,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7894,6 +8450,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7963,6 +8520,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8027,6 +8585,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8081,6 +8640,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8132,6 +8692,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
@@ -8184,6 +8745,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
@@ -8236,6 +8798,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
@@ -8351,6 +8914,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8406,6 +8970,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8536,6 +9101,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -7,7 +7,7 @@ import { setAccountStatus } from '../../db/accounts.ts';
 import { findKeyByHash, revokeKey, type KeyWithAccount } from '../../db/api-keys.ts';
 import { AUTH_CHANGES_CHANNEL, listenForAuthChanges } from '../../db/auth-changes.ts';
 import { creditAccount } from '../../domain/accounts.ts';
-import { hashApiKey } from '../../domain/api-key-secret.ts';
+import { hashSecret } from '../../domain/api-key-secret.ts';
 import { call, expectError } from '../support/client.ts';
 import { createTenant, eventually, type Tenant } from '../support/fixtures.ts';
 import { harness, startInstance } from '../support/harness.ts';
@@ -39,7 +39,7 @@ describe('the key cache', () => {
 
   beforeEach(async () => {
     tenant = await createTenant();
-    hash = hashApiKey(tenant.key);
+    hash = hashSecret(tenant.key);
   });
 
   it('reads a key once for concurrent requests, and again once its time is up', async () => {
@@ -114,7 +114,7 @@ describe('the key cache', () => {
   it('does not remember an unknown key, so that a key created later works at once', async () => {
     const loader = countedLoader();
     const cache = new KeyCache(loader, AN_HOUR);
-    const unknown = hashApiKey(`${tenant.key.slice(0, -2)}zz`);
+    const unknown = hashSecret(`${tenant.key.slice(0, -2)}zz`);
     expect(await cache.find(unknown)).to.equal(undefined);
     expect(await cache.find(unknown)).to.equal(undefined);
     expect(loader.loads).to.equal(2);
@@ -129,7 +129,7 @@ describe('the key cache, kept current by the database', () => {
 
   beforeEach(async () => {
     tenant = await createTenant();
-    hash = hashApiKey(tenant.key);
+    hash = hashSecret(tenant.key);
     const others = await listeningBackends();
     running = await startKeyCache(harness.db, harness.database.url, createLogger('silent'), { ttlMs: AN_HOUR, retryMs: 50 });
     [listener] = (await listeningBackends()).filter((pid) => !others.includes(pid));

@@ -154,6 +154,19 @@ describe('logs', function () {
     expect(line).to.not.have.any.keys('account_id', 'api_key_id');
   });
 
+  it("writes the admin caller's operator on each admin request line, and never an operator's token", async () => {
+    const operator = await admin('POST', '/admin/operators', { name: `Logged ${randomBase62(6)}`, role: 'viewer' });
+    const served = await call('GET', '/admin/operators/current', { auth: operator.token, baseUrl: dispatch.baseUrl });
+    const refused = await call('GET', '/admin/operators', { auth: operator.token, baseUrl: dispatch.baseUrl });
+    for (const response of [served, refused]) {
+      const [line] = await logged('the request line', (record) => record.msg === 'request' && record.request_id === response.body.meta.request_id);
+      expect(line).to.include({ operator_id: operator.id, status: response.status });
+    }
+    const [root] = await logged('the operator creation line', (record) => record.msg === 'request' && record.operation_id === 'adminCreateOperator');
+    expect(root.operator_id).to.equal('root');
+    expect(JSON.stringify(records)).to.not.include(operator.token);
+  });
+
   describe('the process', () => {
     /** `node app/main.ts` with this environment, until it exits or `until` shows on stderr; stdout and stderr apart. */
     function run(env: Record<string, string>, until?: RegExp) {

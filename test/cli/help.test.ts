@@ -24,6 +24,8 @@ describe('dispatch: help and usage errors', function () {
       'routes',
       'senders',
       'blocklist',
+      'audit',
+      'operators',
     ]) {
       expect(result.stdout).to.match(new RegExp(`^  ${command}\\b`, 'm'));
     }
@@ -38,6 +40,9 @@ describe('dispatch: help and usage errors', function () {
     const routes = await cli(['routes', '--help']);
     expect(routes.code).to.equal(0);
     for (const verb of ['create', 'list', 'get', 'update', 'assign', 'unassign']) expect(routes.stdout).to.match(new RegExp(`^  ${verb}\\b`, 'm'));
+    const operators = await cli(['operators', '--help']);
+    expect(operators.code).to.equal(0);
+    for (const verb of ['create', 'list', 'revoke', 'current']) expect(operators.stdout).to.match(new RegExp(`^  ${verb}\\b`, 'm'));
 
     const send = await cli(['send', '--help']);
     expect(send.code).to.equal(0);

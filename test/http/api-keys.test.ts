@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { hashApiKey } from '../../domain/api-key-secret.ts';
+import { hashSecret } from '../../domain/api-key-secret.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { call, expectError } from '../support/client.ts';
 import { createAdminKey, createTenant } from '../support/fixtures.ts';
@@ -28,7 +28,7 @@ describe('POST /api-keys/create', () => {
     expect(key.key_hint).to.equal(`ds_live_${key.plain_key.slice(8, 12)}...${key.plain_key.slice(-4)}`);
 
     const stored = await harness.db('api_keys').where({ id: key.id }).first();
-    expect(stored.key_hash.equals(hashApiKey(key.plain_key))).to.equal(true);
+    expect(stored.key_hash.equals(hashSecret(key.plain_key))).to.equal(true);
     expect(JSON.stringify(stored)).to.not.include(key.plain_key.slice(8));
 
     const listed = await call('GET', '/api-keys', { auth: tenant.key });

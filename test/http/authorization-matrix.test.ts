@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import yaml from 'js-yaml';
 import { DEFINITION_PATH } from '../../app/api.ts';
-import { generateApiKey } from '../../domain/api-key-secret.ts';
+import { OPERATOR_ROLES, type OperatorRole } from '../../db/operators.ts';
+import { generateApiKey, generateOperatorToken } from '../../domain/api-key-secret.ts';
+import { roleAllows } from '../../domain/operators.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import { call, expectError, type ApiResponse } from '../support/client.ts';
-import { createAdminKey, createTenant, storeMessages, type Tenant } from '../support/fixtures.ts';
+import { createAdminKey, createOperator, createTenant, storeMessages, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 import { ownInboundMessage } from '../support/inbound.ts';
 import { documentedOperations, type DocumentedOperation } from '../support/operations.ts';
@@ -146,15 +148,56 @@ describe('the authorization matrix, generated from openapi.yaml', () => {
     });
   }
 
-  for (const operation of operations.filter((op) => op.admin)) {
-    describe(`${operation.method} ${operation.path} (${operation.operationId})`, () => {
-      it('answers 401 without a token, to a wrong token and to a customer key', async () => {
-        for (const auth of [undefined, 'not-the-admin-token', tenant.key]) {
-          expectUnauthenticated(await request(operation, { auth }));
+  describe('the admin operations, by the role each requires', () => {
+    const adminOperations = operations.filter((op) => op.admin);
+    const tokens = {} as Record<OperatorRole, string>;
+    let revokedOperator: string;
+
+    before(async () => {
+      for (const role of OPERATOR_ROLES) tokens[role] = (await createOperator(role)).token;
+      const revoked = await createOperator('admin');
+      expect((await call('POST', `/admin/operators/${revoked.id}/revoke`, { auth: 'admin' })).status).to.equal(200);
+      revokedOperator = revoked.token;
+    });
+
+    it('finds every admin operation, and only those, declaring a known x-required-role, and 403 exactly when a role is below it', () => {
+      expect(adminOperations).to.have.length.above(0);
+      for (const operation of adminOperations) {
+        expect(OPERATOR_ROLES, operation.operationId).to.include(operation.role);
+        expect(operation.statuses.includes(403), `${operation.operationId} declares 403`).to.equal(operation.role !== 'viewer');
+      }
+      for (const operation of customerOperations) expect(operation.role, operation.operationId).to.equal(undefined);
+    });
+
+    for (const operation of adminOperations) {
+      const required = operation.role as OperatorRole;
+      describe(`${operation.method} ${operation.path} (${operation.operationId}, role ${required})`, () => {
+        it("answers 401 without a token, to a wrong token, a customer key, an unknown operator token and a revoked operator's token", async () => {
+          for (const auth of [undefined, 'not-the-admin-token', tenant.key, generateOperatorToken(), revokedOperator]) {
+            expectUnauthenticated(await request(operation, { auth }));
+          }
+        });
+
+        for (const role of OPERATOR_ROLES) {
+          const allowed = roleAllows(role, required);
+          it(
+            allowed
+              ? `lets a ${role} operator past authorization`
+              : `answers 403 forbidden naming the required role to a ${role} operator, whatever the request holds`,
+            async () => {
+              const response = await request(operation, { auth: tokens[role] });
+              if (allowed) expect(response.status, JSON.stringify(response.body)).to.not.be.oneOf([401, 403]);
+              else {
+                expectError(response, 403, 'forbidden');
+                expect(response.body.error.type).to.equal('authorization_error');
+                expect(response.body.error.details).to.deep.equal({ required_role: required });
+              }
+            },
+          );
         }
       });
-    });
-  }
+    }
+  });
 });
 
 /** What a request to POST /api-keys/create asks beyond the calling key, for each field of the document's request schema. */

@@ -39,6 +39,13 @@ export async function createAdminKey(accountId: string, body: Record<string, unk
   return response.body.data as { id: string; plain_key: string; permissions: string[] };
 }
 
+/** A named operator of the admin API, made with ADMIN_TOKEN (on the harness's instance, or the one at `baseUrl`); its name is unique to the run. */
+export async function createOperator(role: Schemas['OperatorRole'], baseUrl?: string): Promise<Schemas['OperatorWithToken']> {
+  const response = await call('POST', '/admin/operators', { auth: 'admin', baseUrl, body: { name: `${role} ${randomBase62(10)}`, role } });
+  expect(response.status, JSON.stringify(response.body)).to.equal(201);
+  return response.body.data;
+}
+
 /**
  * Messages written straight into the table, with whatever status and time a test needs (the
  * send path makes them pending and now), through `db` (a transaction, to count them on its

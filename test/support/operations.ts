@@ -7,6 +7,8 @@ export interface DocumentedOperation {
   method: string;
   path: string;
   scope: string | undefined;
+  /** The admin operations' `x-required-role`. */
+  role: string | undefined;
   admin: boolean;
   hasBody: boolean;
   statuses: number[];
@@ -15,6 +17,7 @@ export interface DocumentedOperation {
 interface OperationObject {
   operationId: string;
   'x-required-scope'?: string;
+  'x-required-role'?: string;
   security?: Record<string, string[]>[];
   requestBody?: unknown;
   responses: Record<string, unknown>;
@@ -34,6 +37,7 @@ export function documentedOperations(): DocumentedOperation[] {
         method: method.toUpperCase(),
         path: path.replace(/\{([^}]+)\}/g, (_, name: string) => placeholder(name)),
         scope: operation['x-required-scope'],
+        role: operation['x-required-role'],
         admin: (operation.security ?? []).some((requirement) => 'adminToken' in requirement),
         hasBody: operation.requestBody !== undefined,
         statuses: Object.keys(operation.responses).map(Number),

@@ -84,7 +84,7 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
   });
 
   api.registerSecurityHandler('apiKey', (c: BackendContext, req: Request, res: Response) =>
-    authenticateCustomer(deps.auth, req, res, (c.operation as { 'x-required-scope'?: string })['x-required-scope']),
+    authenticateCustomer(deps.auth, req, res, (c.operation as Record<string, unknown>)['x-required-scope'] as string | undefined),
   );
   api.registerSecurityHandler('adminToken', (_c: BackendContext, req: Request) => authenticateAdmin(deps.auth, req));
 

@@ -151,9 +151,9 @@ export interface Resend {
 }
 
 /**
- * One new delivery of an event to an endpoint, now, as Stripe's "Resend" does: whatever the
- * endpoint subscribes to and whatever became of the event's earlier deliveries, which are left
- * alone. It is delivered (signed afresh, retried, counted) like any other. The event must be one
+ * One new delivery of an event to an endpoint, now, asked for by hand (a receiver that missed it
+ * is fixed): whatever the endpoint subscribes to and whatever became of the event's earlier
+ * deliveries, which are left alone. It is delivered (signed afresh, retried, counted) like any other. The event must be one
  * of the endpoint's account that is still listed (within retention). `accountId` scopes the
  * endpoint to the calling account; the operator gives none.
  */

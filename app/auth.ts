@@ -32,12 +32,7 @@ function bearerToken(req: Request): string | undefined {
  * operation without a required scope (GET /api-keys/current alone: a contract test keeps it so)
  * skips only the scope check.
  */
-export async function authenticateCustomer(
-  deps: AuthDependencies,
-  req: Request,
-  res: Response,
-  requiredScope: string | undefined,
-): Promise<CustomerCaller> {
+export async function authenticateCustomer(deps: AuthDependencies, req: Request, res: Response, requiredScope: string | undefined): Promise<CustomerCaller> {
   const token = bearerToken(req);
   if (token === undefined) throw unauthorized('No API key provided. Send it as `Authorization: Bearer ds_live_...`.');
   if (!isWellFormedApiKey(token)) throw unauthorized('Invalid API key provided.');

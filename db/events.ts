@@ -61,9 +61,7 @@ const retained = (db: Knex) => db.raw(`now() - interval '${EVENT_RETENTION_DAYS}
 
 /** `type` names one type, `*` every type but test events; omitted, the first release's types. */
 export async function listEvents(db: Knex, accountId: string, filter: { type?: EventType | '*' }, page: PageRequest): Promise<Page<EventRow>> {
-  const query = db<EventRow>('events')
-    .where({ account_id: accountId })
-    .andWhere('created_at', '>', retained(db));
+  const query = db<EventRow>('events').where({ account_id: accountId }).andWhere('created_at', '>', retained(db));
   if (filter.type === undefined) query.whereIn('type', FIRST_EVENT_TYPES);
   else if (filter.type === '*') query.whereNotIn('type', ASKED_FOR_ONLY);
   else query.andWhere({ type: filter.type });

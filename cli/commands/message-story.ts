@@ -37,7 +37,7 @@ export function messageStoryCommand(): Command {
   return adminOptions(
     new Command('story')
       .description(
-        'Tell what happened to a message, in order: statuses, upstream attempts, events, webhook deliveries, charges (any account\'s with the admin token, else your own with an API key)',
+        "Tell what happened to a message, in order: statuses, upstream attempts, events, webhook deliveries, charges (any account's with the admin token, else your own with an API key)",
       )
       .argument('<message-id>', 'msg_...')
       .addOption(new Option('--api-key <key>', 'an API key, ds_live_... [env: DISPATCH_API_KEY]').helpGroup('Connection options:')),

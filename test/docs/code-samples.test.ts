@@ -107,7 +107,15 @@ async function fixtures(): Promise<{ tenant: Tenant; ids: Record<string, string>
   const spare = await createAdminKey(tenant.accountId, { name: 'Revoked by a code sample' });
   return {
     tenant,
-    ids: { msg: sent.body.data.id, bulk: bulk.body.data.bulk_id!, inb: inbound.id, snd: sender.body.data.id, key: spare.id, whe: endpoint.body.data.id, evt: event.body.data.id },
+    ids: {
+      msg: sent.body.data.id,
+      bulk: bulk.body.data.bulk_id!,
+      inb: inbound.id,
+      snd: sender.body.data.id,
+      key: spare.id,
+      whe: endpoint.body.data.id,
+      evt: event.body.data.id,
+    },
   };
 }
 

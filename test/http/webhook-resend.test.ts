@@ -64,10 +64,7 @@ describe('POST /webhooks/{id}/events/{event_id}/resend', () => {
     expect(response.body.data).to.deep.include({ object: 'webhook_resend', endpoint_id: id, event_id: eventId, event_type: 'webhook.test' });
 
     const attempts = await attemptsOnceThere(tenant, id, ATTEMPTS + 1);
-    expect(attempts).to.deep.equal([
-      [eventId, 1, true, 200],
-      ...Array.from({ length: ATTEMPTS }, (_, index) => [eventId, ATTEMPTS - index, false, 500]),
-    ]);
+    expect(attempts).to.deep.equal([[eventId, 1, true, 200], ...Array.from({ length: ATTEMPTS }, (_, index) => [eventId, ATTEMPTS - index, false, 500])]);
     expect((await deliveriesOf(id)).map((delivery) => delivery.status)).to.deep.equal(['abandoned', 'succeeded']);
     expect((await call('GET', `/webhooks/${id}`, { auth: tenant.key })).body.data.failure_count).to.equal(0);
 
@@ -103,7 +100,9 @@ describe('POST /webhooks/{id}/events/{event_id}/resend', () => {
     expectError(await resend(owner.key, own.id, UNKNOWN_EVENT), 404, 'resource_not_found', 'event_id');
     const foreignEvent = await resend(owner.key, own.id, strangersEvent);
     expectError(foreignEvent, 404, 'resource_not_found', 'event_id');
-    expect(foreignEvent.body.error.message).to.equal((await resend(owner.key, own.id, UNKNOWN_EVENT)).body.error.message.replace(UNKNOWN_EVENT, strangersEvent));
+    expect(foreignEvent.body.error.message).to.equal(
+      (await resend(owner.key, own.id, UNKNOWN_EVENT)).body.error.message.replace(UNKNOWN_EVENT, strangersEvent),
+    );
     expect(await deliveriesOf(own.id)).to.have.length(1);
   });
 

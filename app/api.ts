@@ -85,7 +85,7 @@ export async function createBackend(deps: ApiDependencies): Promise<OpenAPIBacke
   });
 
   api.registerSecurityHandler('apiKey', (c: BackendContext, req: Request, res: Response) =>
-    authenticateCustomer(deps.auth, req, res, String((c.operation as Record<string, unknown>)['x-required-scope'])),
+    authenticateCustomer(deps.auth, req, res, (c.operation as Record<string, unknown>)['x-required-scope'] as string | undefined),
   );
   api.registerSecurityHandler('adminToken', (c: BackendContext, req: Request, res: Response) =>
     authenticateAdmin(deps.auth, req, res, (c.operation as Record<string, unknown>)['x-required-role'] as OperatorRole),

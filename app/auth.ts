@@ -34,9 +34,11 @@ function bearerToken(req: Request): string | undefined {
 /**
  * Who is calling and whether they may: 401 for a missing, unknown, revoked or expired key; 403
  * for an inactive account, an address off the allowlist or a missing scope; 429 past the key's
- * rate limit. The rate-limit headers go on every answer to an authenticated request.
+ * rate limit. The rate-limit headers go on every answer to an authenticated request. An
+ * operation without a required scope (GET /api-keys/current alone: a contract test keeps it so)
+ * skips only the scope check.
  */
-export async function authenticateCustomer(deps: AuthDependencies, req: Request, res: Response, requiredScope: string): Promise<CustomerCaller> {
+export async function authenticateCustomer(deps: AuthDependencies, req: Request, res: Response, requiredScope: string | undefined): Promise<CustomerCaller> {
   const token = bearerToken(req);
   if (token === undefined) throw unauthorized('No API key provided. Send it as `Authorization: Bearer ds_live_...`.');
   if (!isWellFormedApiKey(token)) throw unauthorized('Invalid API key provided.');
@@ -62,7 +64,7 @@ export async function authenticateCustomer(deps: AuthDependencies, req: Request,
   if (!outcome.allowed) {
     throw tooManyRequests('rate_limit_exceeded', `This key allows ${key.rate_limit} requests per minute.`, outcome.resetSeconds);
   }
-  if (!key.permissions.includes(requiredScope)) {
+  if (requiredScope !== undefined && !key.permissions.includes(requiredScope)) {
     throw forbidden(`This API key lacks the scope '${requiredScope}'.`, 'forbidden', { required_scope: requiredScope });
   }
   return { kind: 'customer', account, apiKey: key };

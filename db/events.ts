@@ -57,15 +57,20 @@ export const FIRST_EVENT_TYPES: EventType[] = ['message.sent', 'message.delivere
 /** Events a customer asked for to try an endpoint: listed only by name, never as account activity (`*`). */
 const ASKED_FOR_ONLY: EventType[] = ['webhook.test'];
 
+const retained = (db: Knex) => db.raw(`now() - interval '${EVENT_RETENTION_DAYS} days'`);
+
 /** `type` names one type, `*` every type but test events; omitted, the first release's types. */
 export async function listEvents(db: Knex, accountId: string, filter: { type?: EventType | '*' }, page: PageRequest): Promise<Page<EventRow>> {
-  const query = db<EventRow>('events')
-    .where({ account_id: accountId })
-    .andWhere('created_at', '>', db.raw(`now() - interval '${EVENT_RETENTION_DAYS} days'`));
+  const query = db<EventRow>('events').where({ account_id: accountId }).andWhere('created_at', '>', retained(db));
   if (filter.type === undefined) query.whereIn('type', FIRST_EVENT_TYPES);
   else if (filter.type === '*') query.whereNotIn('type', ASKED_FOR_ONLY);
   else query.andWhere({ type: filter.type });
   return fetchPage<EventRow>(db, query, page);
+}
+
+/** An event of the account within retention, as listEvents would list it (test events included). */
+export async function findEvent(db: Knex, accountId: string, id: string): Promise<EventRow | undefined> {
+  return db<EventRow>('events').where({ account_id: accountId, id }).andWhere('created_at', '>', retained(db)).first();
 }
 
 /**

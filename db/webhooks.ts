@@ -254,9 +254,12 @@ export async function replaceSigningSecret(db: Knex, accountId: string, id: stri
   return row;
 }
 
-/** Locks a live endpoint of the account for a change. */
-export async function lockEndpoint(db: Knex, accountId: string, id: string): Promise<EndpointRow | undefined> {
-  return live(db).andWhere({ account_id: accountId, id }).forUpdate().first();
+/** Locks a live endpoint for a change: the account's, or any account's when `accountId` is undefined (the operator). */
+export async function lockEndpoint(db: Knex, accountId: string | undefined, id: string): Promise<EndpointRow | undefined> {
+  return live(db)
+    .andWhere({ id, ...(accountId !== undefined && { account_id: accountId }) })
+    .forUpdate()
+    .first();
 }
 
 export async function updateEndpoint(db: Knex, id: string, changes: Partial<Pick<EndpointRow, 'url' | 'description' | 'events'>>): Promise<EndpointRow> {

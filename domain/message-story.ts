@@ -25,13 +25,14 @@ export interface MessageStory {
 const KIND_ORDER: Record<StoryFact['kind'], number> = { status: 0, ledger: 1, attempt: 2, event: 3, webhook_delivery: 4 };
 
 /**
- * Everything that happened to one message of any account, oldest first: the statuses it went
- * through, its submissions, its events and their webhook deliveries, and the balance changes it
- * caused.
+ * Everything that happened to one message, oldest first: the statuses it went through, its
+ * submissions, its events and every attempt to deliver them to a webhook endpoint, and the
+ * balance changes it caused. `accountId` scopes it to the calling account, whose view of another
+ * account's message is a missing one; the operator gives none.
  */
-export async function messageStory(db: Knex, id: string): Promise<MessageStory> {
+export async function messageStory(db: Knex, id: string, accountId?: string): Promise<MessageStory> {
   const message = await findMessageById(db, id);
-  if (!message) throw notFound('message', id);
+  if (!message || (accountId !== undefined && message.account_id !== accountId)) throw notFound('message', id);
   const rows = await readStoryRows(db, message.account_id, id);
   const timed: { us: bigint; fact: StoryFact }[] = [];
   const add = (us: string | null, fact: StoryFact) => {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { insertEvents, type EventRow } from '../db/events.ts';
+import { findEvent, insertEvents, type EventRow } from '../db/events.ts';
 import type { JobQueue } from '../db/queues.ts';
 import {
   disableEndpoint,
@@ -9,6 +9,7 @@ import {
   lockEndpoint,
   replaceSigningSecret,
   updateEndpoint,
+  type DeliveryRow,
   type EndpointRow,
   type FanOutEndpoint,
 } from '../db/webhooks.ts';
@@ -61,13 +62,13 @@ export async function fanOut(trx: Knex.Transaction, jobs: JobQueue, events: Even
   await deliver(trx, jobs, endpoints, deliveries);
 }
 
-/** Stores the deliveries and enqueues their jobs, each in its endpoint's lane. */
+/** Stores the deliveries and enqueues their jobs, each in its endpoint's lane; answers them stored. */
 async function deliver(
   trx: Knex.Transaction,
   jobs: JobQueue,
   endpoints: (Pick<EndpointRow, 'id' | 'account_id'> & LaneStanding)[],
   deliveries: { endpoint_id: string; event_id: string }[],
-): Promise<void> {
+): Promise<DeliveryRow[]> {
   const stored = await insertDeliveries(trx, deliveries);
   const byId = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
   await jobs.enqueueMany(
@@ -76,6 +77,7 @@ async function deliver(
     stored.map((delivery) => deliveryJob({ ...delivery, account_id: byId.get(delivery.endpoint_id)!.account_id })),
     (_, index) => laneJobOptions(stored[index].endpoint_id, laneOf(byId.get(stored[index].endpoint_id)!)),
   );
+  return stored;
 }
 
 export interface EndpointChanges extends Partial<EndpointRequest> {
@@ -111,20 +113,57 @@ export async function rotateSigningSecret(db: Knex, accountId: string, id: strin
   return endpoint;
 }
 
+/** Locks a live endpoint (of the account, unless the operator asks), or refuses with 404. */
+async function lockedEndpoint(trx: Knex.Transaction, accountId: string | undefined, id: string): Promise<EndpointRow> {
+  const endpoint = await lockEndpoint(trx, accountId, id);
+  if (!endpoint) throw notFound('webhook_endpoint', id);
+  return endpoint;
+}
+
+/**
+ * A disabled endpoint receives nothing, so a delivery asked for by hand is refused rather than
+ * handed to it to be abandoned unattempted. `what` says what was asked for.
+ */
+function refuseDisabled(endpoint: EndpointRow, what: string): void {
+  if (!endpoint.is_active) throw conflict(`The webhook endpoint '${endpoint.id}' is disabled; enable it before ${what}.`, 'invalid_state_transition');
+}
+
 /**
  * Records a `webhook.test` event and one delivery of it to this endpoint alone, whatever its
- * subscription, delivered (signed, retried) like any other. A disabled endpoint receives nothing,
- * so it is refused rather than handed a delivery that would be abandoned unattempted.
+ * subscription, delivered (signed, retried) like any other.
  */
 export async function sendTestEvent(db: Knex, jobs: JobQueue, accountId: string, id: string): Promise<EventRow> {
   return db.transaction(async (trx) => {
-    const endpoint = await lockEndpoint(trx, accountId, id);
-    if (!endpoint) throw notFound('webhook_endpoint', id);
-    if (!endpoint.is_active) throw conflict(`The webhook endpoint '${id}' is disabled; enable it before sending it a test event.`, 'invalid_state_transition');
+    const endpoint = await lockedEndpoint(trx, accountId, id);
+    refuseDisabled(endpoint, 'sending it a test event');
     const [event] = await insertEvents(trx, [
       { id: newId('evt'), account_id: accountId, type: 'webhook.test', message_id: null, data: { object: 'webhook_test', endpoint_id: id } },
     ]);
     await deliver(trx, jobs, [endpoint], [{ endpoint_id: id, event_id: event.id }]);
     return event;
+  });
+}
+
+export interface Resend {
+  endpoint: EndpointRow;
+  event: EventRow;
+  delivery: DeliveryRow;
+}
+
+/**
+ * One new delivery of an event to an endpoint, now, asked for by hand (a receiver that missed it
+ * is fixed): whatever the endpoint subscribes to and whatever became of the event's earlier
+ * deliveries, which are left alone. It is delivered (signed afresh, retried, counted) like any other. The event must be one
+ * of the endpoint's account that is still listed (within retention). `accountId` scopes the
+ * endpoint to the calling account; the operator gives none.
+ */
+export async function resendEvent(db: Knex, jobs: JobQueue, accountId: string | undefined, endpointId: string, eventId: string): Promise<Resend> {
+  return db.transaction(async (trx) => {
+    const endpoint = await lockedEndpoint(trx, accountId, endpointId);
+    const event = await findEvent(trx, endpoint.account_id, eventId);
+    if (!event) throw notFound('event', eventId, 'event_id');
+    refuseDisabled(endpoint, 'resending an event to it');
+    const [delivery] = await deliver(trx, jobs, [endpoint], [{ endpoint_id: endpoint.id, event_id: event.id }]);
+    return { endpoint, event, delivery };
   });
 }

@@ -12,6 +12,10 @@ export const listApiKeys: CustomerHandler<'listApiKeys'> = async (_request, { se
   };
 };
 
+/** The key as it authenticated this request: any valid key may read itself, whatever its scopes. */
+export const getCurrentApiKey: CustomerHandler<'getCurrentApiKey'> = (_request, { services, caller }) =>
+  Promise.resolve({ status: 200, data: toApiKey(caller.apiKey, services.keyLastUsed(caller.apiKey.id, caller.apiKey.last_used_at)) });
+
 export const createApiKey: CustomerHandler<'createApiKey'> = async ({ body }, { services, caller }) => {
   const { row, plainKey } = await createKey(services.db, caller.account.id, body, DEFAULT_SCOPES, caller.apiKey);
   return { status: 201, data: toApiKeyWithSecret(row, plainKey) };

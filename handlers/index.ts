@@ -19,13 +19,13 @@ import { adminGetMessageStory, adminListMessages } from './admin/messages.ts';
 import { adminAssignRoute, adminCreateRoute, adminGetRoute, adminListRoutes, adminUnassignRoute, adminUpdateRoute } from './admin/routes.ts';
 import { adminListOptOuts } from './admin/opt-outs.ts';
 import { adminApproveSender, adminListSenders, adminRejectSender, adminSuspendSender } from './admin/senders.ts';
-import { adminEnableWebhookEndpoint, adminListWebhookAttempts } from './admin/webhooks.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
+import { adminEnableWebhookEndpoint, adminListWebhookAttempts, adminResendWebhookEvent } from './admin/webhooks.ts';
+import { createApiKey, getCurrentApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
 import { listEvents } from './events.ts';
 import { getStats } from './stats.ts';
 import { adminGetStats } from './admin/stats.ts';
 import { getInboundMessage, listInboundMessages } from './inbound-messages.ts';
-import { cancelBulk, cancelMessage, getMessage, listMessages, previewMessages, sendBulkMessages, sendMessage } from './messages.ts';
+import { cancelBulk, cancelMessage, getMessage, getMessageStory, listMessages, previewMessages, sendBulkMessages, sendMessage } from './messages.ts';
 import { createOptOuts, deleteOptOut, getKeywordSettings, listOptOuts, updateKeywordSettings } from './opt-outs.ts';
 import { createSender, getSender, listSenders } from './senders.ts';
 import {
@@ -34,6 +34,7 @@ import {
   getWebhookEndpoint,
   listWebhookAttempts,
   listWebhookEndpoints,
+  resendWebhookEvent,
   rotateWebhookSecret,
   sendWebhookTestEvent,
   updateWebhookEndpoint,
@@ -49,6 +50,7 @@ export const handlers = {
   previewMessages,
   listMessages,
   getMessage,
+  getMessageStory,
   listInboundMessages,
   getInboundMessage,
   getAccount,
@@ -62,6 +64,7 @@ export const handlers = {
   createSender,
   getSender,
   listApiKeys,
+  getCurrentApiKey,
   createApiKey,
   revokeApiKey,
   listWebhookEndpoints,
@@ -71,6 +74,7 @@ export const handlers = {
   updateWebhookEndpoint,
   listWebhookAttempts,
   sendWebhookTestEvent,
+  resendWebhookEvent,
   rotateWebhookSecret,
   listEvents,
   listOptOuts,
@@ -105,6 +109,7 @@ export const handlers = {
   adminDeleteBlocklistEntry,
   adminEnableWebhookEndpoint,
   adminListWebhookAttempts,
+  adminResendWebhookEvent,
   adminListOptOuts,
   adminSimulateInboundMessage,
   adminListInboundMessages,

@@ -3,8 +3,9 @@ import { invalidRequest, notFound } from '../domain/errors.ts';
 import { previewBatch } from '../domain/preview.ts';
 import { idempotently, replayHeaders, requestFingerprint } from '../domain/idempotency.ts';
 import { cancelBulk as cancelBulkMessages, cancelMessage as cancelOneMessage } from '../domain/cancel.ts';
+import { messageStory } from '../domain/message-story.ts';
 import { acceptBulk, acceptMessage } from '../domain/sending.ts';
-import { toMessage, toMessagePreview, toPagination } from './representations.ts';
+import { toMessage, toMessagePreview, toMessageStory, toPagination } from './representations.ts';
 import type { CustomerHandler } from './types.ts';
 
 const idempotencyKey = (headers: Record<string, string | string[] | undefined>): string | undefined => {
@@ -46,6 +47,11 @@ export const getMessage: CustomerHandler<'getMessage'> = async ({ params }, { se
   if (!message) throw notFound('message', params.id);
   return { status: 200, data: toMessage(message) };
 };
+
+export const getMessageStory: CustomerHandler<'getMessageStory'> = async ({ params }, { services, caller }) => ({
+  status: 200,
+  data: toMessageStory(await messageStory(services.db, params.id, caller.account.id)),
+});
 
 export const listMessages: CustomerHandler<'listMessages'> = async ({ query }, { services, caller }) => {
   const { page, limit } = query;

@@ -23,6 +23,7 @@ import { optOutView } from '../domain/opt-outs.ts';
 import type { Scope } from '../domain/scopes.ts';
 import type { Stats, StatsFigures } from '../domain/stats.ts';
 import type { Usage } from '../domain/usage.ts';
+import type { Resend } from '../domain/webhooks.ts';
 import type { Schemas } from './types.ts';
 
 /** How stored rows are shown to API callers: one function per resource, nothing else. */
@@ -235,6 +236,14 @@ export const toWebhookAttempt = (row: AttemptRow): Schemas['WebhookAttempt'] => 
   error: row.error,
   duration_ms: row.duration_ms,
   created_at: iso(row.created_at),
+});
+
+export const toWebhookResend = ({ endpoint, event, delivery }: Resend): Schemas['WebhookResend'] => ({
+  object: 'webhook_resend',
+  endpoint_id: endpoint.id,
+  event_id: event.id,
+  event_type: event.type,
+  queued_at: iso(delivery.created_at),
 });
 
 export const toAuditLogEntry = (row: AuditRow): Schemas['AuditLogEntry'] => ({

@@ -1,6 +1,6 @@
 import { deleteEndpoint, findEndpoint, listAttempts, listEndpoints } from '../db/webhooks.ts';
 import { notFound } from '../domain/errors.ts';
-import { changeEndpoint, createEndpoint, rotateSigningSecret, sendTestEvent } from '../domain/webhooks.ts';
+import { changeEndpoint, createEndpoint, resendEvent, rotateSigningSecret, sendTestEvent } from '../domain/webhooks.ts';
 import {
   deleted,
   toEvent,
@@ -9,6 +9,7 @@ import {
   toWebhookAttempt,
   toWebhookEndpoint,
   toWebhookEndpointWithSecret,
+  toWebhookResend,
 } from './representations.ts';
 import type { CustomerHandler, Schemas } from './types.ts';
 
@@ -48,6 +49,11 @@ export const listWebhookAttempts: CustomerHandler<'listWebhookAttempts'> = async
 export const sendWebhookTestEvent: CustomerHandler<'sendWebhookTestEvent'> = async ({ params }, { services, caller }) => ({
   status: 202,
   data: toEvent(await sendTestEvent(services.db, services.jobs, caller.account.id, params.id)) as Schemas['WebhookTestEvent'],
+});
+
+export const resendWebhookEvent: CustomerHandler<'resendWebhookEvent'> = async ({ params }, { services, caller }) => ({
+  status: 202,
+  data: toWebhookResend(await resendEvent(services.db, services.jobs, caller.account.id, params.id, params.event_id)),
 });
 
 export const rotateWebhookSecret: CustomerHandler<'rotateWebhookSecret'> = async ({ params, body }, { services, caller }) => {

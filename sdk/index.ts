@@ -21,6 +21,8 @@ const MAX_RETRY_AFTER_SECONDS = 60;
 
 type Schemas = components['schemas'];
 export type Message = Schemas['Message'];
+/** A message with everything that happened to it, in time order; skip an entry `kind` you do not know. */
+export type MessageStory = Schemas['MessageStory'];
 export type BulkResult = Schemas['BulkResult'];
 export type BulkCancel = Schemas['BulkCancel'];
 export type MessagePreview = Schemas['MessagePreview'];
@@ -32,6 +34,8 @@ export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
 export type RotatedWebhookEndpoint = Schemas['RotatedWebhookEndpoint'];
 export type WebhookAttempt = Schemas['WebhookAttempt'];
+/** What a resend answers: the delivery queued; its attempts are listed like any delivery's. */
+export type WebhookResend = Schemas['WebhookResend'];
 /** What POST /webhooks/{id}/test answers; a receiver meets it as an event of a type it need not know. */
 export type WebhookTestEvent = Schemas['WebhookTestEvent'];
 export type Account = Schemas['Account'];
@@ -101,6 +105,7 @@ export class Dispatch {
     // Writes nothing: a repeat answers afresh.
     preview: (body: Schemas['MessagePreviewRequest']) => this.#data(() => this.client.POST('/messages/preview', { body }), true),
     get: (id: string) => this.#data(() => this.client.GET('/messages/{id}', { params: { path: { id } } }), true),
+    story: (id: string) => this.#data(() => this.client.GET('/messages/{id}/story', { params: { path: { id } } }), true),
     list: (query: Query<'listMessages'> = {}) => this.#page(() => this.client.GET('/messages', { params: { query } })),
     listAll: (query: Query<'listMessages'> = {}) => paginate((page) => this.messages.list({ ...query, page }), query.page),
     // A repeat answers the canceled message again.
@@ -144,6 +149,8 @@ export class Dispatch {
 
   readonly apiKeys = {
     list: () => this.#data(() => this.client.GET('/api-keys'), true),
+    /** The key this client calls with: its scopes and limits. Needs no scope. */
+    current: () => this.#data(() => this.client.GET('/api-keys/current'), true),
     create: (body: WithDefaults<Schemas['CreateApiKeyRequest'], 'rate_limit'>) =>
       this.#data(() => this.client.POST('/api-keys/create', { body: body as Schemas['CreateApiKeyRequest'] }), false),
     revoke: (id: string) => this.#data(() => this.client.DELETE('/api-keys/{id}', { params: { path: { id } } }), true),
@@ -162,6 +169,9 @@ export class Dispatch {
       this.#page(() => this.client.GET('/webhooks/{id}/attempts', { params: { path: { id }, query } })),
     // Not retried after a 5xx: a repeat would send a second test event, and a second rotation would end the first secret.
     sendTest: (id: string) => this.#data(() => this.client.POST('/webhooks/{id}/test', { params: { path: { id } } }), false),
+    // Not retried after a 5xx either: a repeat may queue a second delivery (harmless to a receiver that dedupes, but not asked for).
+    resend: (id: string, eventId: string) =>
+      this.#data(() => this.client.POST('/webhooks/{id}/events/{event_id}/resend', { params: { path: { id, event_id: eventId } } }), false),
     rotateSecret: (id: string, body: WithDefaults<Schemas['RotateWebhookSecretRequest'], 'expires_in_seconds'> = {}) =>
       this.#data(
         () => this.client.POST('/webhooks/{id}/rotate-secret', { params: { path: { id } }, body: body as Schemas['RotateWebhookSecretRequest'] }),

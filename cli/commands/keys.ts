@@ -1,6 +1,7 @@
 // dispatch keys create (admin API: a key for any account, e.g. a new customer's first key), keys
-// list (your keys with an API key, or an account's with --account and the admin token) and keys
-// revoke (customer API: the admin API has no revocation).
+// list (your keys with an API key, or an account's with --account and the admin token), keys
+// current (the API key in use, whatever its scopes) and keys revoke (customer API: the admin API
+// has no revocation).
 import { Command, Option } from 'commander';
 import type { ApiKey, ApiKeyWithSecret } from '../admin-client.ts';
 import { adminOptions, customerOptions, integer, list, positiveInteger, run, timestamp } from '../context.ts';
@@ -82,6 +83,14 @@ export function keysCommand(): Command {
       const listed = options.account === undefined ? await (await sdk()).apiKeys.list() : await (await admin()).listAccountApiKeys(options.account);
       out.result(listed, () => keyTable(listed.data));
     }),
+  );
+
+  customerOptions(keys.command('current').description('Show the API key in use: its scopes, limits and last use (any key may)')).action(
+    (_options: object, command: Command) =>
+      run(command, async ({ sdk, out }) => {
+        const key = await (await sdk()).apiKeys.current();
+        out.result(key, () => keyTable([key]));
+      }),
   );
 
   customerOptions(

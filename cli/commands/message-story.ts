@@ -1,5 +1,7 @@
-// dispatch messages story <id> (admin API): everything that happened to one message, in order.
-import { Command } from 'commander';
+// dispatch messages story <id>: everything that happened to one message, in order. With an admin
+// token, through the admin API (a message of any account); with only an API key, through the
+// customer API (a message of the key's account). Both answer the same story.
+import { Command, Option } from 'commander';
 import type { MessageStory } from '../admin-client.ts';
 import { adminOptions, run } from '../context.ts';
 import { money, table } from '../output.ts';
@@ -34,11 +36,14 @@ function entryText(entry: Entry): string {
 export function messageStoryCommand(): Command {
   return adminOptions(
     new Command('story')
-      .description('Tell what happened to a message of any account, in order: statuses, upstream attempts, events, webhook deliveries, charges (admin)')
-      .argument('<message-id>', 'msg_...'),
+      .description(
+        "Tell what happened to a message, in order: statuses, upstream attempts, events, webhook deliveries, charges (any account's with the admin token, else your own with an API key)",
+      )
+      .argument('<message-id>', 'msg_...')
+      .addOption(new Option('--api-key <key>', 'an API key, ds_live_... [env: DISPATCH_API_KEY]').helpGroup('Connection options:')),
   ).action((id: string, _options: object, command: Command) =>
-    run(command, async ({ admin, out }) => {
-      const story = await (await admin()).messageStory(id);
+    run(command, async ({ admin, sdk, connection, out }) => {
+      const story = (await connection()).adminToken ? await (await admin()).messageStory(id) : await (await sdk()).messages.story(id);
       out.result(
         story,
         () =>

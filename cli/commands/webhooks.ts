@@ -1,4 +1,4 @@
-// dispatch webhooks list|create|attempts|test|rotate (customer API, through the SDK).
+// dispatch webhooks list|create|attempts|test|resend|rotate (customer API, through the SDK).
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Page, WebhookAttempt, WebhookEndpoint } from '../../sdk/index.ts';
 import { customerOptions, integer, list, positiveInteger, run } from '../context.ts';
@@ -117,6 +117,23 @@ export function webhooksCommand(): Command {
     run(command, async ({ sdk, out }) => {
       const event = await (await sdk()).webhooks.sendTest(id);
       out.result(event, () => `Sent test event ${event.id} to ${id}. Its delivery attempts: dispatch webhooks attempts ${id} --event ${event.id}`);
+    }),
+  );
+
+  customerOptions(
+    webhooks
+      .command('resend')
+      .description('Deliver an event of the last 30 days to an endpoint again, now, whatever it subscribes to (e.g. once a receiver that missed it is fixed)')
+      .argument('<id>', 'webhook endpoint id (whe_...)')
+      .argument('<event-id>', 'event id (evt_...)'),
+  ).action((id: string, eventId: string, _options: object, command: Command) =>
+    run(command, async ({ sdk, out }) => {
+      const resend = await (await sdk()).webhooks.resend(id, eventId);
+      out.result(
+        resend,
+        () =>
+          `Queued ${resend.event_type} event ${resend.event_id} for ${resend.endpoint_id}. Its delivery attempts: dispatch webhooks attempts ${resend.endpoint_id} --event ${resend.event_id}`,
+      );
     }),
   );
 

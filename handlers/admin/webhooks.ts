@@ -1,7 +1,8 @@
 import { enableEndpoint, findEndpoint, listAttempts } from '../../db/webhooks.ts';
 import { auditedWrite } from '../../domain/audit.ts';
 import { notFound } from '../../domain/errors.ts';
-import { toPagination, toWebhookAttempt, toWebhookEndpoint } from '../representations.ts';
+import { resendEvent } from '../../domain/webhooks.ts';
+import { toPagination, toWebhookAttempt, toWebhookEndpoint, toWebhookResend } from '../representations.ts';
 import type { AdminHandler } from '../types.ts';
 
 export const adminEnableWebhookEndpoint: AdminHandler<'adminEnableWebhookEndpoint'> = async ({ params }, { services, caller }) => {
@@ -28,4 +29,13 @@ export const adminListWebhookAttempts: AdminHandler<'adminListWebhookAttempts'> 
   const { page, limit } = query;
   const { rows, total } = await listAttempts(services.db, params.id, { page, limit });
   return { status: 200, data: rows.map(toWebhookAttempt), pagination: toPagination(page, limit, total) };
+};
+
+export const adminResendWebhookEvent: AdminHandler<'adminResendWebhookEvent'> = async ({ params }, { services }) => {
+  const resend = await auditedWrite(services.db, async (trx) => {
+    const result = toWebhookResend(await resendEvent(trx, services.jobs, undefined, params.id, params.event_id));
+    // Nothing that was there changed: the write is the delivery it queued, shown as the answer.
+    return { result, entry: { action: 'event.resend', target_type: 'event', target_id: result.event_id, before: null, after: result } };
+  });
+  return { status: 202, data: resend };
 };

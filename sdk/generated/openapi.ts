@@ -191,6 +191,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/{id}/story": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a message's story
+         * @description Requires scope `sms:read`.
+         *
+         *     Everything that happened to one message of the account, in time order (`at` ascending),
+         *     to answer "what happened to this SMS" without piecing together the message, its events,
+         *     the webhook attempts and the balance transactions. Each `entries` item has a `kind`:
+         *
+         *     | `kind` | What |
+         *     |---|---|
+         *     | `status` | the message entered `status` (`pending` when accepted, then `sent`, `delivered`, `failed` or `undelivered`; `delivered` and `undelivered` come from the carrier's delivery report) |
+         *     | `attempt` | one submission to an upstream route and its outcome (`accepted`, `retryable`, `rejected`, `unknown`, or `submitting` while unanswered) |
+         *     | `event` | an event recorded about the message (`message.sent`, ...), delivered to webhook endpoints |
+         *     | `webhook_delivery` | one attempt to deliver such an event to one of the account's endpoints: its outcome, the HTTP status the endpoint answered (`status_code`, `null` when none arrived) and the error; resends included |
+         *     | `ledger` | a change of the balance for the message (its debit, a refund), as `GET /balance/transactions` lists it |
+         *
+         *     Entries recorded at the same instant keep that order of kinds. The set of kinds may
+         *     grow: clients must skip a `kind` they do not know. `message` is the message as
+         *     `GET /messages/{id}` answers it, with `account_id`. Events, and so their webhook
+         *     attempts, are kept for 30 days; after that the story keeps the statuses, attempts and
+         *     ledger rows. This is the story the operator reads; an id of another account, or one
+         *     that does not exist, answers 404 `resource_not_found`.
+         */
+        get: operations["getMessageStory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/messages/preview": {
         parameters: {
             query?: never;
@@ -658,6 +697,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api-keys/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the calling API key
+         * @description Requires no scope: the one operation any valid key may call, whatever scopes it holds.
+         *
+         *     Answers the key that authenticated this request, as `GET /api-keys` lists it: its
+         *     `permissions` (scopes), limits, allowlist, expiry and `last_used_at` (this request
+         *     included), never the key itself. A client signed in with a key learns from it what it
+         *     may do (a read-only console hides the buttons whose scope the key lacks) without holding
+         *     `keys:read`, which would also show the account's other keys.
+         *
+         *     Refusals are those of every operation: a missing, unknown, revoked or expired key
+         *     answers 401, an inactive account or an address off the key's allowlist 403, and the
+         *     request counts against the key's rate limit (429). `current` is not a key id:
+         *     `DELETE /api-keys/current` answers 405.
+         */
+        get: operations["getCurrentApiKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-keys/{id}": {
         parameters: {
             query?: never;
@@ -885,6 +955,45 @@ export interface paths {
          *     404 `resource_not_found`, and nothing changes.
          */
         post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/events/{event_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an event to a webhook endpoint
+         * @description Requires scope `webhooks:write`.
+         *
+         *     Queues one new delivery of an event of the account to this endpoint, now, as Stripe's
+         *     "Resend" does: the same event (`id`, `type`, `created_at`, `data`), signed afresh with
+         *     the endpoint's current secret, delivered like any other delivery (retried on failure
+         *     by the schedule, its outcome counted in `failure_count`). Use it after fixing a
+         *     receiver that missed an event. Answers `202` at once; the delivery follows, and its
+         *     attempts appear in `GET /webhooks/{id}/attempts` (filter `event_id`) and in the
+         *     message's story, numbered from 1 again: a resend is a delivery of its own. Earlier
+         *     deliveries of the event are left as they are: one still retrying goes on, so the
+         *     receiver may get the event twice, which it already dedupes on the event `id`.
+         *
+         *     Any event of the account that `GET /events` can list (30 days) may be resent to any of
+         *     its endpoints, whether or not the endpoint subscribes to the event's type and whether
+         *     or not it was delivered to it before, test events included. The request takes no body.
+         *     An endpoint id or event id of another account, one that does not exist, a deleted
+         *     endpoint or an event past retention answers 404 `resource_not_found` (`param` `id` for
+         *     the endpoint, `event_id` for the event), and nothing is queued. A disabled endpoint
+         *     (`is_active` `false`) answers 409 `invalid_state_transition`: enable it first
+         *     (`PATCH /webhooks/{id}` with `is_active` `true`).
+         */
+        post: operations["resendWebhookEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1927,6 +2036,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/webhooks/{id}/events/{event_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an event to any webhook endpoint (operator)
+         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
+         *     admin API is off and answers 401.
+         *
+         *     `POST /webhooks/{id}/events/{event_id}/resend` for an endpoint of any account: queues
+         *     one new delivery of an event of the endpoint's account to it, now, whatever its
+         *     subscription, signed afresh and delivered (retried, counted) like any delivery; its
+         *     attempts appear in `GET /admin/webhooks/{id}/attempts`. Recorded in the audit log
+         *     (action `event.resend`, the event as target, `after` the answer). An unknown or
+         *     deleted endpoint, or an event that is not one of the endpoint's account's within the
+         *     30 days events are kept, answers 404 `resource_not_found`; a disabled endpoint 409
+         *     `invalid_state_transition` (`POST /admin/webhooks/{id}/enable` first).
+         */
+        post: operations["adminResendWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/inbound-messages": {
         parameters: {
             query?: never;
@@ -2081,14 +2220,16 @@ export interface paths {
          *     `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     Everything that happened to one message of any account, in time order (`at`
-         *     ascending), to answer "what happened to this SMS": each `entries` item has a `kind`:
+         *     ascending), to answer "what happened to this SMS"; the same story
+         *     `GET /messages/{id}/story` answers the message's account. Each `entries` item has a
+         *     `kind`:
          *
          *     | `kind` | What |
          *     |---|---|
          *     | `status` | the message entered `status` (`pending` when accepted, then `sent`, `delivered`, `failed` or `undelivered`), from its timestamps |
          *     | `attempt` | one submission to an upstream route and its outcome (`accepted`, `retryable`, `rejected`, `unknown`, or `submitting` while unanswered) |
          *     | `event` | an event recorded about the message (`message.sent`, ...), delivered to webhook endpoints |
-         *     | `webhook_delivery` | one attempt to deliver such an event to an endpoint, with its outcome |
+         *     | `webhook_delivery` | one attempt to deliver such an event to an endpoint, with its outcome, the HTTP status the endpoint answered (`status_code`) and the error; resends included |
          *     | `ledger` | a change of the account's balance for the message (its debit, a refund) |
          *
          *     Entries recorded at the same instant keep that order of kinds. The set of kinds may
@@ -3000,7 +3141,11 @@ export interface components {
             object: "webhook_attempt";
             endpoint_id: string;
             event_id: string;
-            /** @description 1-based number of this attempt for the event. */
+            /**
+             * @description 1-based number of this attempt within its delivery. A resend
+             *     (`POST /webhooks/{id}/events/{event_id}/resend`) is a delivery of its own, whose
+             *     attempts count from 1 again.
+             */
             attempt: number;
             /** @description Whether the endpoint answered 2xx within 10 seconds. */
             succeeded: boolean;
@@ -3603,6 +3748,13 @@ export interface components {
             data: components["schemas"]["ApiKeyList"];
             meta: components["schemas"]["Meta"];
         };
+        /** @description One API key. */
+        ApiKeyEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ApiKey"];
+            meta: components["schemas"]["Meta"];
+        };
         /** @description A new API key with its plaintext. */
         ApiKeyWithSecretEnvelope: {
             /** @enum {boolean} */
@@ -3636,6 +3788,23 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: components["schemas"]["RotatedWebhookEndpoint"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A new delivery of an event to a webhook endpoint, queued; its attempts follow. */
+        WebhookResend: {
+            /** @enum {string} */
+            object: "webhook_resend";
+            endpoint_id: string;
+            event_id: string;
+            /** @description The event's type (an open set, as `GET /events` lists them). */
+            event_type: string;
+            queued_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A queued resend. */
+        WebhookResendEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["WebhookResend"];
             meta: components["schemas"]["Meta"];
         };
         /** @description A test event. */
@@ -3765,7 +3934,7 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
         };
-        /** @description A message with its account (admin). */
+        /** @description A message with its account's id. */
         AdminMessage: components["schemas"]["Message"] & {
             account_id: string;
         };
@@ -3827,14 +3996,14 @@ export interface components {
             kind: "ledger";
             transaction: components["schemas"]["BalanceTransaction"];
         };
-        /** @description One message and everything that happened to it, in time order (admin). */
+        /** @description One message and everything that happened to it, in time order. */
         MessageStory: {
             /** @enum {string} */
             object: "message_story";
             message: components["schemas"]["AdminMessage"];
             entries: (components["schemas"]["MessageStoryStatus"] | components["schemas"]["MessageStoryAttempt"] | components["schemas"]["MessageStoryEvent"] | components["schemas"]["MessageStoryWebhookDelivery"] | components["schemas"]["MessageStoryLedger"])[];
         };
-        /** @description A message's story (admin). */
+        /** @description A message's story. */
         MessageStoryEnvelope: {
             /** @enum {boolean} */
             success: true;
@@ -4357,6 +4526,11 @@ export interface components {
          * @example whe_PoHp8hvqwi1S6gDBwUMerRO8
          */
         WebhookEndpointId: string;
+        /**
+         * @description The event id (`evt_...`), as `GET /events` lists it.
+         * @example evt_QxeskwBGbR4THhb0bTQZJtX7
+         */
+        EventId: string;
         /**
          * @description The account id (`acct_...`).
          * @example acct_a46ccYTWX8yPOWEaTcjcZMKA
@@ -4934,6 +5108,179 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["MessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMessageStory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The message id (`msg_...`).
+                 * @example msg_sCq0YP1SE6qBUhU76ESWGWVb
+                 */
+                id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message and its story. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "message_story",
+                     *         "message": {
+                     *           "id": "msg_sCq0YP1SE6qBUhU76ESWGWVb",
+                     *           "object": "message",
+                     *           "account_id": "acct_a46ccYTWX8yPOWEaTcjcZMKA",
+                     *           "to": "+447400123456",
+                     *           "from": "AcmeShip",
+                     *           "body": "Your parcel AB-1042 arrives today between 10:00 and 12:00.",
+                     *           "status": "delivered",
+                     *           "cost": 0.0075,
+                     *           "currency": "USD",
+                     *           "route_id": 1,
+                     *           "provider_message_id": "sim-4b1e09d2",
+                     *           "attempts": 1,
+                     *           "error": null,
+                     *           "reference": "order-58213",
+                     *           "segments": 1,
+                     *           "encoding": "GSM-7",
+                     *           "smart_encoded": false,
+                     *           "created_at": "2025-11-21T14:03:27.512Z",
+                     *           "sent_at": "2025-11-21T14:03:27.790Z",
+                     *           "delivered_at": "2025-11-21T14:03:28.802Z",
+                     *           "failed_at": null
+                     *         },
+                     *         "entries": [
+                     *           {
+                     *             "at": "2025-11-21T14:03:27.511Z",
+                     *             "kind": "ledger",
+                     *             "transaction": {
+                     *               "id": "txn_2381",
+                     *               "object": "balance_transaction",
+                     *               "type": "debit",
+                     *               "amount": -0.0075,
+                     *               "currency": "USD",
+                     *               "balance_after": 9.9925,
+                     *               "message_id": "msg_sCq0YP1SE6qBUhU76ESWGWVb",
+                     *               "description": null,
+                     *               "created_at": "2025-11-21T14:03:27.511Z"
+                     *             }
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T14:03:27.512Z",
+                     *             "kind": "status",
+                     *             "status": "pending"
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T14:03:27.789Z",
+                     *             "kind": "attempt",
+                     *             "attempt": 1,
+                     *             "route_id": 1,
+                     *             "outcome": "accepted",
+                     *             "error_code": null,
+                     *             "error_message": null,
+                     *             "duration_ms": 11
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T14:03:27.790Z",
+                     *             "kind": "status",
+                     *             "status": "sent"
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T14:03:27.791Z",
+                     *             "kind": "event",
+                     *             "event_id": "evt_QxeskwBGbR4THhb0bTQZJtX7",
+                     *             "type": "message.sent"
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T14:03:27.902Z",
+                     *             "kind": "webhook_delivery",
+                     *             "webhook_attempt": {
+                     *               "id": "wha_6cIdPcpBE5JNf41CofV7fREu",
+                     *               "object": "webhook_attempt",
+                     *               "endpoint_id": "whe_fmaCTCliDTOdGuRCftNWCu9j",
+                     *               "event_id": "evt_QxeskwBGbR4THhb0bTQZJtX7",
+                     *               "attempt": 1,
+                     *               "succeeded": false,
+                     *               "status_code": 503,
+                     *               "error": "HTTP 503",
+                     *               "duration_ms": 38,
+                     *               "created_at": "2025-11-21T14:03:27.902Z"
+                     *             }
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T14:03:28.802Z",
+                     *             "kind": "status",
+                     *             "status": "delivered"
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T14:03:28.803Z",
+                     *             "kind": "event",
+                     *             "event_id": "evt_T8mWq2LbXc4VnRs7KpDe9Gaz",
+                     *             "type": "message.delivered"
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T14:03:28.941Z",
+                     *             "kind": "webhook_delivery",
+                     *             "webhook_attempt": {
+                     *               "id": "wha_SmtfEk6XFHuHBPk5QhbOSAa5",
+                     *               "object": "webhook_attempt",
+                     *               "endpoint_id": "whe_fmaCTCliDTOdGuRCftNWCu9j",
+                     *               "event_id": "evt_T8mWq2LbXc4VnRs7KpDe9Gaz",
+                     *               "attempt": 1,
+                     *               "succeeded": true,
+                     *               "status_code": 200,
+                     *               "error": null,
+                     *               "duration_ms": 41,
+                     *               "created_at": "2025-11-21T14:03:28.941Z"
+                     *             }
+                     *           },
+                     *           {
+                     *             "at": "2025-11-21T14:03:57.930Z",
+                     *             "kind": "webhook_delivery",
+                     *             "webhook_attempt": {
+                     *               "id": "wha_Lp4nXr8KqWz2VbT6YcMs3DfH",
+                     *               "object": "webhook_attempt",
+                     *               "endpoint_id": "whe_fmaCTCliDTOdGuRCftNWCu9j",
+                     *               "event_id": "evt_QxeskwBGbR4THhb0bTQZJtX7",
+                     *               "attempt": 2,
+                     *               "succeeded": true,
+                     *               "status_code": 200,
+                     *               "error": null,
+                     *               "duration_ms": 35,
+                     *               "created_at": "2025-11-21T14:03:57.930Z"
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Wq3mPz8TkLx5NbV2CcRy7HdG",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageStoryEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6062,6 +6409,63 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getCurrentApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "key_Kz15prggWXDUsq8PctDDmMaL",
+                     *         "object": "api_key",
+                     *         "name": "Support console (read only)",
+                     *         "key_hint": "ds_live_qT5q...NAPr",
+                     *         "is_active": true,
+                     *         "permissions": [
+                     *           "sms:read",
+                     *           "balance:read",
+                     *           "webhooks:read"
+                     *         ],
+                     *         "rate_limit": 600,
+                     *         "daily_limit": null,
+                     *         "monthly_limit": null,
+                     *         "allowed_ips": null,
+                     *         "last_used_at": "2025-11-21T14:03:27.512Z",
+                     *         "expires_at": null,
+                     *         "created_at": "2025-11-01T08:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Nc7rTq2WmXb5KdLp8ZsYe4Hv",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     revokeApiKey: {
         parameters: {
             query?: never;
@@ -6641,6 +7045,64 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resendWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id (`whe_...`).
+                 * @example whe_PoHp8hvqwi1S6gDBwUMerRO8
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+                /**
+                 * @description The event id (`evt_...`), as `GET /events` lists it.
+                 * @example evt_QxeskwBGbR4THhb0bTQZJtX7
+                 */
+                event_id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "webhook_resend",
+                     *         "endpoint_id": "whe_fmaCTCliDTOdGuRCftNWCu9j",
+                     *         "event_id": "evt_QxeskwBGbR4THhb0bTQZJtX7",
+                     *         "event_type": "message.delivered",
+                     *         "queued_at": "2025-11-21T15:20:41.305Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Rs5kWp9ZmTn2XcV8LqRb3DyJ",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookResendEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9188,6 +9650,60 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminResendWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint id (`whe_...`).
+                 * @example whe_PoHp8hvqwi1S6gDBwUMerRO8
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+                /**
+                 * @description The event id (`evt_...`), as `GET /events` lists it.
+                 * @example evt_QxeskwBGbR4THhb0bTQZJtX7
+                 */
+                event_id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "object": "webhook_resend",
+                     *         "endpoint_id": "whe_fmaCTCliDTOdGuRCftNWCu9j",
+                     *         "event_id": "evt_QxeskwBGbR4THhb0bTQZJtX7",
+                     *         "event_type": "message.delivered",
+                     *         "queued_at": "2025-11-21T15:20:41.305Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "req_Hd8nTq3WmXc6KbLp2ZsVe7Fr",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookResendEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

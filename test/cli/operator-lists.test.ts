@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBase62 } from '../../domain/ids.ts';
 import { call, type Page, type Schemas } from '../support/client.ts';
 import { createAdminKey, createTenant, sendingTenant, waitForMessage, type Tenant } from '../support/fixtures.ts';
-import { cli, cliJson } from './run-cli.ts';
+import { cli, cliEnv, cliJson } from './run-cli.ts';
 
 // The operator's lists and lookups through `dispatch`, against the live Dispatch of the run.
 
@@ -105,5 +105,30 @@ describe('dispatch: operator lists', function () {
     const unknown = await cli(['messages', 'story', 'msg_000000000000000000000000']);
     expect(unknown.code).to.equal(1);
     expect(unknown.stderr).to.include('resource_not_found');
+  });
+
+  it("messages story with only an API key tells the key's own message through the customer API, and no other account's", async () => {
+    const [owner, stranger] = [await sendingTenant(), await createTenant()];
+    const sent = await call('POST', '/messages/send', { auth: owner.key, body: { to: '+14155550123', from: 'Dispatch', body: 'Hello' } });
+    await waitForMessage(owner, sent.body.data.id, (message) => message.status === 'delivered');
+    const asCustomer = (key: string) => ({ env: cliEnv({ DISPATCH_API_KEY: key, DISPATCH_ADMIN_TOKEN: undefined }) });
+
+    const own = await cli(['messages', 'story', sent.body.data.id, '--json'], asCustomer(owner.key));
+    expect(own.code, own.stderr).to.equal(0);
+    const story = JSON.parse(own.stdout) as Schemas['MessageStory'];
+    expect(story.message).to.include({ id: sent.body.data.id, account_id: owner.accountId });
+    expect(story).to.deep.equal(await cliJson<Schemas['MessageStory']>(['messages', 'story', sent.body.data.id]));
+
+    const foreign = await cli(['messages', 'story', sent.body.data.id], asCustomer(stranger.key));
+    expect(foreign.code).to.equal(1);
+    expect(foreign.stderr).to.include('resource_not_found');
+  });
+
+  it('keys current shows the API key in use, whatever its scopes', async () => {
+    const tenant = await createTenant();
+    const reader = await createAdminKey(tenant.accountId, { name: 'Read only', permissions: ['sms:read'] });
+    const current = await cliJson<Schemas['ApiKey']>(['keys', 'current'], { apiKey: reader.plain_key });
+    expect(current).to.include({ id: reader.id, name: 'Read only' });
+    expect(current.permissions).to.deep.equal(['sms:read']);
   });
 });

@@ -52,6 +52,22 @@ describe('dispatch webhooks', function () {
     expect((await cli(['webhooks', 'attempts', id!, '--outcome', 'failed'], { apiKey: tenant.key })).stdout).to.equal('No delivery attempts.\n');
   });
 
+  it('resend queues an event again for an endpoint, which receives it once more', async () => {
+    const created = await cliJson<Schemas['WebhookEndpointWithSecret']>(['webhooks', 'create', receiver.url], { apiKey: tenant.key });
+    const event = await cliJson<Schemas['WebhookTestEvent']>(['webhooks', 'test', created.id], { apiKey: tenant.key });
+    const ofEvent = () => receiver.received.filter((delivery) => delivery.event.id === event.id);
+    await receiver.waitFor(() => ofEvent().length === 1);
+
+    const resent = await cli(['webhooks', 'resend', created.id, event.id], { apiKey: tenant.key });
+    expect(resent.code, resent.stderr).to.equal(0);
+    expect(resent.stdout).to.include(`Queued webhook.test event ${event.id} for ${created.id}`);
+    await receiver.waitFor(() => ofEvent().length === 2);
+
+    const unknown = await cli(['webhooks', 'resend', created.id, 'evt_000000000000000000000000'], { apiKey: tenant.key });
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.include('resource_not_found');
+  });
+
   it('rotate prints a new secret and how long the old one stays valid; --expires-in 0 ends it now', async () => {
     const endpoint = await cliJson<Schemas['WebhookEndpointWithSecret']>(['webhooks', 'create', receiver.url], { apiKey: tenant.key });
     const before = Date.now();

@@ -98,13 +98,24 @@ async function fixtures(): Promise<{ tenant: Tenant; ids: Record<string, string>
   expect(sender.status, JSON.stringify(sender.body)).to.equal(201);
   const endpoint = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: 'https://hooks.acme.example/fixture' } });
   expect(endpoint.status, JSON.stringify(endpoint.body)).to.equal(201);
+  // An event of the account, for the resend sample: the endpoint's test event.
+  const event = await call('POST', `/webhooks/${endpoint.body.data.id}/test`, { auth: tenant.key });
+  expect(event.status, JSON.stringify(event.body)).to.equal(202);
   // An inbound message, on a simulator route of its own after the sending one.
   const inbound = await simulateInbound(await addRoute(tenant.accountId, 1), { from: randomHandset(), to: await holdNumber(tenant), body: 'Hello' });
   // A key of its own to revoke: the tenant's key runs the samples after it.
   const spare = await createAdminKey(tenant.accountId, { name: 'Revoked by a code sample' });
   return {
     tenant,
-    ids: { msg: sent.body.data.id, bulk: bulk.body.data.bulk_id!, inb: inbound.id, snd: sender.body.data.id, key: spare.id, whe: endpoint.body.data.id },
+    ids: {
+      msg: sent.body.data.id,
+      bulk: bulk.body.data.bulk_id!,
+      inb: inbound.id,
+      snd: sender.body.data.id,
+      key: spare.id,
+      whe: endpoint.body.data.id,
+      evt: event.body.data.id,
+    },
   };
 }
 

@@ -102,8 +102,8 @@ export const HOSTILE_RAW_BODIES = [
 export interface FuzzWorld {
   /** Sends and reads messages and events; the only account whose messages create events. */
   sender: { key: string; messageId: string; routeId: number };
-  /** Every other customer operation (its webhook endpoints receive nothing: it never sends). */
-  quiet: { key: string; senderId: string; spareKeyId: string; endpointId: string };
+  /** Every other customer operation (its webhook endpoints receive only test events: it never sends). */
+  quiet: { key: string; senderId: string; spareKeyId: string; endpointId: string; eventId: string };
   /** What the admin operations name. */
   admin: { accountId: string; routeId: number; senderId: string };
   known: Known;
@@ -120,6 +120,7 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
   const sender = await call('POST', '/senders/create', { auth: quietKey.plain_key, body: { sender_id: 'FuzzQuiet' } });
   const spare = await createAdminKey(quietTenant.accountId, { name: 'Fuzz spare', rate_limit: 6000 });
   const endpoint = await call('POST', '/webhooks/create', { auth: quietKey.plain_key, body: { url: 'http://127.0.0.1:9/fuzz' } });
+  const event = await call('POST', `/webhooks/${endpoint.body.data.id}/test`, { auth: quietKey.plain_key });
 
   const target = await createTenant();
   await approvedSender(target, 'FuzzTarget');
@@ -131,7 +132,7 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
 
   return {
     sender: { key: senderKey.plain_key, messageId: sent.body.data.id, routeId: sending.routeIds[0] },
-    quiet: { key: quietKey.plain_key, senderId: sender.body.data.id, spareKeyId: spare.id, endpointId: endpoint.body.data.id },
+    quiet: { key: quietKey.plain_key, senderId: sender.body.data.id, spareKeyId: spare.id, endpointId: endpoint.body.data.id, eventId: event.body.data.id },
     admin: { accountId: target.accountId, routeId: route.body.data.id, senderId: targetSender.body.data[0].id },
     known: {
       to: ['+14155550123', '+447400123456', '+4412'],
@@ -162,11 +163,11 @@ function callerOf(world: FuzzWorld, operation: Operation): { auth: string; pathV
         : path.startsWith('/admin/webhooks/')
           ? world.quiet.endpointId
           : world.admin.accountId;
-    return { auth: 'admin', pathValues: { id, route_id: String(world.admin.routeId), number: '+447700900123' } };
+    return { auth: 'admin', pathValues: { id, route_id: String(world.admin.routeId), number: '+447700900123', event_id: world.quiet.eventId } };
   }
   if (isMessaging(operation)) return { auth: world.sender.key, pathValues: { id: world.sender.messageId } };
   const id = path.startsWith('/senders/') ? world.quiet.senderId : path.startsWith('/api-keys/') ? world.quiet.spareKeyId : world.quiet.endpointId;
-  return { auth: world.quiet.key, pathValues: { id } };
+  return { auth: world.quiet.key, pathValues: { id, event_id: world.quiet.eventId } };
 }
 
 const parametersOf = (operation: Operation) => (operation.parameters ?? []) as unknown as Parameter[];

@@ -178,6 +178,61 @@ describe('GET /api-keys', () => {
   });
 });
 
+describe('GET /api-keys/current', () => {
+  it('answers a read-only key itself, with its scopes and limits, as GET /api-keys lists it', async () => {
+    const tenant = await createTenant();
+    const reader = await createAdminKey(tenant.accountId, { name: 'Console', permissions: ['sms:read'], rate_limit: 120, daily_limit: 50 });
+    const response = await call('GET', '/api-keys/current', { auth: reader.plain_key });
+    expect(response.status).to.equal(200);
+    expect(response.body.data).to.deep.include({
+      id: reader.id,
+      object: 'api_key',
+      name: 'Console',
+      is_active: true,
+      permissions: ['sms:read'],
+      rate_limit: 120,
+      daily_limit: 50,
+    });
+    expect(response.body.data.last_used_at, 'this request is a use').to.not.equal(null);
+    const listed = (await call('GET', '/api-keys', { auth: tenant.key })).body.data.data.find((key) => key.id === reader.id)!;
+    expect({ ...response.body.data, last_used_at: null }).to.deep.equal({ ...listed, last_used_at: null });
+  });
+
+  it('is served to a key holding any one scope, and still refuses such a key every other operation it lacks', async () => {
+    const tenant = await createTenant();
+    for (const scope of SCOPES) {
+      const key = await createAdminKey(tenant.accountId, { name: `Only ${scope}`, permissions: [scope] });
+      const response = await call('GET', '/api-keys/current', { auth: key.plain_key });
+      expect(response.status, scope).to.equal(200);
+      expect(response.body.data.permissions).to.deep.equal([scope]);
+    }
+    const reader = await createAdminKey(tenant.accountId, { name: 'Reader', permissions: ['sms:read'] });
+    expectError(await call('GET', '/api-keys', { auth: reader.plain_key }), 403, 'forbidden');
+  });
+
+  it('answers 401 to a revoked key, and 401 without one', async () => {
+    const tenant = await createTenant();
+    const spare = await createAdminKey(tenant.accountId, { name: 'Spare', permissions: ['sms:read'] });
+    expect((await call('GET', '/api-keys/current', { auth: spare.plain_key })).status).to.equal(200);
+    expect((await call('DELETE', `/api-keys/${spare.id}`, { auth: tenant.key })).status).to.equal(200);
+    expectError(await call('GET', '/api-keys/current', { auth: spare.plain_key }), 401, 'unauthorized');
+    expectError(await call('GET', '/api-keys/current'), 401, 'unauthorized');
+  });
+
+  it('is a path of its own, never taken for a key id: DELETE answers 405 and revokes nothing', async () => {
+    const tenant = await createTenant();
+    const response = await call('DELETE', '/api-keys/current', { auth: tenant.key });
+    expectError(response, 405, 'method_not_allowed');
+    expect(response.headers.get('allow')).to.equal('GET, HEAD');
+    expect((await call('GET', '/api-keys/current', { auth: tenant.key })).body.data).to.include({ id: tenant.keyId, is_active: true });
+  });
+
+  it('answers 400 naming the query parameter that holds a NUL', async () => {
+    const tenant = await createTenant();
+    expectError(await call('GET', '/api-keys/current?x=%00', { auth: tenant.key }), 400, 'parameter_invalid', 'x');
+  });
+});
+
 describe('DELETE /api-keys/{id}', () => {
   it('revokes a key: it stops working and stays listed with is_active false', async () => {
     const tenant = await createTenant();

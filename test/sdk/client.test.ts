@@ -227,6 +227,7 @@ describe('SDK against a live Dispatch', () => {
 
     const limited = sdk(created.plain_key);
     expect((await limited.account.get()).id).to.equal(tenant.accountId);
+    expect(await limited.apiKeys.current()).to.include({ id: created.id, name: 'SDK key' });
     const forbidden = await rejection(limited.balance.get());
     expect(forbidden).to.be.instanceOf(PermissionError);
     expect(forbidden).to.include({ status: 403, type: 'authorization_error', code: 'forbidden' });
@@ -257,6 +258,22 @@ describe('SDK against a live Dispatch', () => {
     const gone = await rejection(dispatch.webhooks.get(created.id));
     expect(gone).to.be.instanceOf(InvalidRequestError);
     expect(gone).to.include({ status: 404, code: 'resource_not_found' });
+  });
+
+  it("tells a message's story, and resends one of its events to an endpoint", async () => {
+    const tenant = await sendingTenant();
+    const dispatch = sdk(tenant.key);
+    const endpoint = await dispatch.webhooks.create({ url: 'http://127.0.0.1:9/sdk-hook', events: ['message.failed'] });
+    const sent = await dispatch.messages.send({ to: TO, from: 'Dispatch', body: 'Story' });
+    await waitFor(dispatch, sent.id, 'delivered');
+    const story = await dispatch.messages.story(sent.id);
+    expect(story.message).to.include({ id: sent.id, account_id: tenant.accountId, status: 'delivered' });
+    const event = story.entries.find((entry) => entry.kind === 'event');
+    expect(event && 'event_id' in event).to.equal(true);
+    const eventId = (event as { event_id: string }).event_id;
+
+    expect(await dispatch.webhooks.resend(endpoint.id, eventId)).to.include({ object: 'webhook_resend', endpoint_id: endpoint.id, event_id: eventId });
+    expect(await rejection(dispatch.messages.story('msg_000000000000000000000000'))).to.include({ status: 404, code: 'resource_not_found' });
   });
 
   it('imports, lists and removes opt-outs; a send to an opted-out number is refused', async () => {

@@ -31,8 +31,8 @@ export const adminListWebhookAttempts: AdminHandler<'adminListWebhookAttempts'> 
   return { status: 200, data: rows.map(toWebhookAttempt), pagination: toPagination(page, limit, total) };
 };
 
-export const adminResendWebhookEvent: AdminHandler<'adminResendWebhookEvent'> = async ({ params }, { services }) => {
-  const resend = await auditedWrite(services.db, async (trx) => {
+export const adminResendWebhookEvent: AdminHandler<'adminResendWebhookEvent'> = async ({ params }, { services, caller }) => {
+  const resend = await auditedWrite(services.db, caller.operator, async (trx) => {
     const result = toWebhookResend(await resendEvent(trx, services.jobs, undefined, params.id, params.event_id));
     // Nothing that was there changed: the write is the delivery it queued, shown as the answer.
     return { result, entry: { action: 'event.resend', target_type: 'event', target_id: result.event_id, before: null, after: result } };

@@ -2047,8 +2047,9 @@ export interface paths {
         put?: never;
         /**
          * Resend an event to any webhook endpoint (operator)
-         * @description Operator only (bearer `ADMIN_TOKEN`). With `DATABASE_URL` set and no `ADMIN_TOKEN`, the
-         *     admin API is off and answers 401.
+         * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding the role `support`
+         *     or `admin` (`x-required-role: support`; a lower role answers 403). With `DATABASE_URL` set
+         *     and no `ADMIN_TOKEN`, the admin API is off and answers 401.
          *
          *     `POST /webhooks/{id}/events/{event_id}/resend` for an endpoint of any account: queues
          *     one new delivery of an event of the endpoint's account to it, now, whatever its
@@ -9702,6 +9703,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];

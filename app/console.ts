@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { extname } from 'node:path';
+import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError } from '../domain/errors.ts';
@@ -13,7 +13,6 @@ import { requestLocals } from './request-locals.ts';
  * answers every client route under /console/ (the application routes in the browser).
  */
 export const CONSOLE_DIST = fileURLToPath(new URL('../console/dist/', import.meta.url));
-const INDEX = `${CONSOLE_DIST}index.html`;
 
 /**
  * The console reads the API on this origin only, and keeps its credentials in sessionStorage:
@@ -36,29 +35,35 @@ function notBuilt(req: Request, res: Response): void {
   res.json(errorBody(requestLocals(res).requestId, new ApiError(503, 'api_error', 'console_not_built', NOT_BUILT)));
 }
 
-/** `/console/...`: the built files, index.html for client routes, 503 when there is no build. */
-export function consoleRouter(): express.Router {
+/** `/console/...`: the built files in `dist`, its index.html for client routes, 503 when there is no build. */
+export function consoleRouter(dist = CONSOLE_DIST): express.Router {
+  const index = join(dist, 'index.html');
   const router = express.Router();
-  router.get('/console', (_req: Request, res: Response) => res.redirect(302, '/console/'));
   router.use('/console', (_req: Request, res: Response, next: NextFunction) => {
     res.set(SECURITY_HEADERS);
     next();
   });
-  router.use(
-    '/console/assets',
-    express.static(`${CONSOLE_DIST}assets`, { index: false, immutable: true, maxAge: '1y', fallthrough: true }),
-  );
-  router.get('/console/{*path}', (req: Request, res: Response, next: NextFunction) => {
+  router.use('/console/assets', express.static(join(dist, 'assets'), { index: false, immutable: true, maxAge: '1y' }));
+  router.use('/console', (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      next();
+      return;
+    }
+    // The application's URLs are relative to /console/, with its slash.
+    if (req.originalUrl === '/console' || req.originalUrl.startsWith('/console?')) {
+      res.redirect(302, `/console/${req.originalUrl.slice('/console'.length)}`);
+      return;
+    }
     // A missing file (a stale asset's name) is a 404, not the application.
     if (extname(req.path) !== '') {
       next();
       return;
     }
-    if (!existsSync(INDEX)) {
+    if (!existsSync(index)) {
       notBuilt(req, res);
       return;
     }
-    res.sendFile(INDEX, { headers: { 'Cache-Control': 'no-cache' } });
+    res.sendFile(index, { headers: { 'Cache-Control': 'no-cache' } });
   });
   return router;
 }

@@ -15,9 +15,13 @@ export interface Operator {
   role: 'admin' | 'support' | 'viewer';
 }
 
-/** An answer of an operation the server does not know: the operation has not landed on it yet. */
+/**
+ * An answer of an operation the server does not know, because it has not landed on it yet: an
+ * unknown path, or a known path without that method (`GET /api-keys/current` meets `DELETE /api-keys/{id}`).
+ */
 export function isUnknownOperation(error: unknown): boolean {
-  return error instanceof ApiFailure && error.status === 404 && error.code === 'not_found' && error.message.startsWith('Unrecognized request URL');
+  if (!(error instanceof ApiFailure)) return false;
+  return (error.status === 404 && error.code === 'not_found') || (error.status === 405 && error.code === 'method_not_allowed');
 }
 
 async function request<Body>(method: 'GET' | 'POST', path: string): Promise<Body> {

@@ -17,6 +17,8 @@ export class ApiFailure extends Error {
   readonly param: string | undefined;
   readonly requestId: string | null;
   readonly details: Record<string, unknown> | undefined;
+  /** The operator role a 403 of the admin API asks for (in the error or in its details). */
+  readonly requiredRole: string | undefined;
 
   constructor(status: number, body: unknown, requestId: string | null) {
     const error = (body as Partial<ErrorEnvelope> | undefined)?.error;
@@ -25,6 +27,8 @@ export class ApiFailure extends Error {
     this.code = error?.code ?? 'http_error';
     this.param = error?.param;
     this.details = error?.details;
+    const role = (error as { required_role?: unknown } | undefined)?.required_role ?? error?.details?.required_role;
+    this.requiredRole = typeof role === 'string' ? role : undefined;
     this.requestId = (body as Partial<ErrorEnvelope> | undefined)?.meta?.request_id ?? requestId;
   }
 }

@@ -10,7 +10,16 @@ export function ErrorNotice({ error }: { error: unknown }) {
       <p>{message}</p>
       {failure && (
         <p className="notice-meta">
-          {failure.param && <>Field: <code>{failure.param}</code> · </>}
+          {failure.param && (
+            <>
+              Field: <code>{failure.param}</code> ·{' '}
+            </>
+          )}
+          {failure.requiredRole && (
+            <>
+              Requires the role <code>{failure.requiredRole}</code> ·{' '}
+            </>
+          )}
           Code: <code>{failure.code}</code>
           {failure.requestId && (
             <>

@@ -254,7 +254,12 @@ export async function createApp(deps: ProbeDependencies, apiDeps: ApiDependencie
       return;
     }
     next(
-      new ApiError(404, 'invalid_request_error', 'not_found', 'Nothing is served at /: the API is under /api/v1, its reference is at /docs, and the console at /console/.'),
+      new ApiError(
+        404,
+        'invalid_request_error',
+        'not_found',
+        'Nothing is served at /: the API is under /api/v1, its reference is at /docs, and the console at /console/.',
+      ),
     );
   });
 

@@ -19,7 +19,8 @@ export const CONSOLE_DIST = fileURLToPath(new URL('../console/dist/', import.met
  * nothing else may run, load or be framed. ECharts and React set inline styles.
  */
 const SECURITY_HEADERS = {
-  'Content-Security-Policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'Content-Security-Policy':
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
 };
@@ -29,7 +30,9 @@ const NOT_BUILT = 'The console has not been built: run `npm install` (or `npm st
 function notBuilt(req: Request, res: Response): void {
   res.status(503).setHeader('Retry-After', '60');
   if (req.accepts(['json', 'html']) === 'html') {
-    res.type('html').send(`<!doctype html><html lang="en"><title>Console not built</title><h1>Console not built</h1><p>${NOT_BUILT.replaceAll('`', '')}</p></html>`);
+    res
+      .type('html')
+      .send(`<!doctype html><html lang="en"><title>Console not built</title><h1>Console not built</h1><p>${NOT_BUILT.replaceAll('`', '')}</p></html>`);
     return;
   }
   res.json(errorBody(requestLocals(res).requestId, new ApiError(503, 'api_error', 'console_not_built', NOT_BUILT)));

@@ -84,7 +84,9 @@ describe('the console in a browser (headless Chromium)', () => {
       throw new Error(`The console is not built (${CONSOLE_DIST} has no index.html): run \`npm install\`, whose prepare script builds it.`);
     }
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's package with \`apt-get install chromium\` (tests never download a browser of their own).`);
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM}: install Debian's package with \`apt-get install chromium\` (tests never download a browser of their own).`,
+      );
     }
     origin = new URL(harness.baseUrl).origin;
     tenant = await sendingTenant();
@@ -126,7 +128,9 @@ describe('the console in a browser (headless Chromium)', () => {
     await page.getByRole('status').filter({ hasText: 'Message accepted' }).waitFor();
 
     await open('Messages');
-    const row = main().locator('tbody tr', { hasText: RECIPIENT }).filter({ has: page.locator('.status-delivered') });
+    const row = main()
+      .locator('tbody tr', { hasText: RECIPIENT })
+      .filter({ has: page.locator('.status-delivered') });
     await row.first().waitFor({ timeout: WAIT_MS });
     await row.first().getByRole('link').click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();

@@ -71,7 +71,8 @@ describe('the import floors', () => {
 
     beforeEach(async () => {
       root = await mkdtemp(join(tmpdir(), 'dispatch-floors-'));
-      for (const floor of Object.keys(MAY_IMPORT)) await cp(floor, join(root, floor), { recursive: true, filter: (source) => !notOurs(relative(floor, source)) });
+      for (const floor of Object.keys(MAY_IMPORT))
+        await cp(floor, join(root, floor), { recursive: true, filter: (source) => !notOurs(relative(floor, source)) });
     });
 
     afterEach(async () => {
@@ -99,7 +100,7 @@ describe('the import floors', () => {
       ]);
     });
 
-    it('an import of the server's code from console/', async () => {
+    it("an import of the server's code from console/", async () => {
       expect(await added('console/src/server.ts', "import { ApiError } from '../../domain/errors.ts';\n")).to.deep.equal([
         'console/src/server.ts imports ../../domain/errors.ts',
       ]);

@@ -36,8 +36,5 @@ export function useSession(): SessionState {
 /** Whether the signed-in key holds the scope: controls it would refuse are not shown. */
 export function useCan(): (scope: Scope) => boolean {
   const { session } = useSession();
-  return useCallback(
-    (scope: Scope) => session?.kind === 'customer' && (session.scopes === null || session.scopes.includes(scope)),
-    [session],
-  );
+  return useCallback((scope: Scope) => session?.kind === 'customer' && (session.scopes === null || session.scopes.includes(scope)), [session]);
 }

@@ -1,7 +1,12 @@
 import { useSearchParams } from 'react-router';
 
 /** A list's filters and page, kept in the URL's query so that a view can be linked to and reloaded. */
-export function useListParams(): { params: URLSearchParams; page: number; setPage: (page: number) => void; setFilters: (filters: Record<string, string>) => void } {
+export function useListParams(): {
+  params: URLSearchParams;
+  page: number;
+  setPage: (page: number) => void;
+  setFilters: (filters: Record<string, string>) => void;
+} {
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page') ?? 1) || 1);
   return {

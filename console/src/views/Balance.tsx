@@ -79,7 +79,9 @@ export function Balance() {
         </select>
       </label>
       <ErrorNotice error={transactions.error} />
-      {transactions.data && transactions.data.data.length === 0 && <EmptyState>No transaction yet — credits from your operator and message charges appear here.</EmptyState>}
+      {transactions.data && transactions.data.data.length === 0 && (
+        <EmptyState>No transaction yet — credits from your operator and message charges appear here.</EmptyState>
+      )}
       {transactions.data && transactions.data.data.length > 0 && (
         <>
           <div className="table-wrap">

@@ -106,7 +106,9 @@ export function Insights() {
           <div>
             <dt>Opt-out rate</dt>
             <dd title="Opt-outs added in the period for each delivered message">
-              {optOuts.data ? `${formatPercent(delivered > 0 ? optOuts.data.count / delivered : null)} (${optOuts.data.count}${optOuts.data.complete ? '' : '+'} opt-outs)` : '—'}
+              {optOuts.data
+                ? `${formatPercent(delivered > 0 ? optOuts.data.count / delivered : null)} (${optOuts.data.count}${optOuts.data.complete ? '' : '+'} opt-outs)`
+                : '—'}
             </dd>
           </div>
         </dl>
@@ -140,7 +142,9 @@ export function Insights() {
                 tooltip: { trigger: 'axis' },
                 xAxis: { type: 'category', data: labels },
                 yAxis: { type: 'value', min: 0, max: 100, axisLabel: { formatter: '{value} %' } },
-                series: [{ name: 'delivery rate', type: 'line', data: groups.map((group) => (group.delivery_rate === null ? null : group.delivery_rate * 100)) }],
+                series: [
+                  { name: 'delivery rate', type: 'line', data: groups.map((group) => (group.delivery_rate === null ? null : group.delivery_rate * 100)) },
+                ],
               }}
             />
           </section>

@@ -41,7 +41,8 @@ export function Messages() {
   const messages = useQuery({
     queryKey: ['messages', query],
     queryFn: () => unwrap(api.GET('/messages', { params: { query } })),
-    refetchInterval: (current) => (current.state.data?.data.some((message) => message.status === 'pending' || message.status === 'sent') ? LIVE_REFRESH_MS : false),
+    refetchInterval: (current) =>
+      current.state.data?.data.some((message) => message.status === 'pending' || message.status === 'sent') ? LIVE_REFRESH_MS : false,
   });
 
   function filter(event: FormEvent<HTMLFormElement>) {

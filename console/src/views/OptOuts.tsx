@@ -131,7 +131,12 @@ export function OptOuts() {
                     <td>{formatTime(optOut.created_at)}</td>
                     {can('sms:send') && (
                       <td>
-                        <Confirm label={`Remove ${optOut.number}`} question={removalQuestion(optOut)} confirmLabel="Remove" onConfirm={() => remove.mutate(optOut.number)} />
+                        <Confirm
+                          label={`Remove ${optOut.number}`}
+                          question={removalQuestion(optOut)}
+                          confirmLabel="Remove"
+                          onConfirm={() => remove.mutate(optOut.number)}
+                        />
                       </td>
                     )}
                   </tr>

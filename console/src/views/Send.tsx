@@ -27,7 +27,19 @@ interface Draft {
   smartEncoding: boolean;
 }
 
-const EMPTY: Draft = { mode: 'one', to: '', list: '', from: '', body: '', sendAt: '', windowStart: '', windowEnd: '', timeZone: '', validity: '', smartEncoding: false };
+const EMPTY: Draft = {
+  mode: 'one',
+  to: '',
+  list: '',
+  from: '',
+  body: '',
+  sendAt: '',
+  windowStart: '',
+  windowEnd: '',
+  timeZone: '',
+  validity: '',
+  smartEncoding: false,
+};
 
 /** The fields a send and its preview share, from the form; what is left empty is left out. */
 function sharedFields(draft: Draft): Omit<PreviewRequest, 'to' | 'recipients'> {
@@ -69,8 +81,8 @@ function Preview({ preview, smart, onUseSmart }: { preview: Schemas['MessagePrev
       {first && first.encoding && (
         <>
           <p data-testid="preview-summary">
-            {first.encoding} · {first.segments} segment{first.segments === 1 ? '' : 's'} · {formatMoney(preview.cost, preview.currency)} for {preview.sendable} of{' '}
-            {preview.total} recipient{preview.total === 1 ? '' : 's'}
+            {first.encoding} · {first.segments} segment{first.segments === 1 ? '' : 's'} · {formatMoney(preview.cost, preview.currency)} for {preview.sendable}{' '}
+            of {preview.total} recipient{preview.total === 1 ? '' : 's'}
           </p>
           <HighlightedBody preview={first} />
           {first.ucs2_characters.length > 0 && (
@@ -113,7 +125,10 @@ export function Send() {
   const can = useCan();
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const set = <Field extends keyof Draft>(field: Field, value: Draft[Field]) => setDraft((current) => ({ ...current, [field]: value }));
-  const recipients = useMemo(() => (draft.mode === 'one' ? [draft.to.trim()].filter(Boolean) : parseRecipients(draft.list)), [draft.mode, draft.to, draft.list]);
+  const recipients = useMemo(
+    () => (draft.mode === 'one' ? [draft.to.trim()].filter(Boolean) : parseRecipients(draft.list)),
+    [draft.mode, draft.to, draft.list],
+  );
   const tooMany = recipients.length > MAX_RECIPIENTS;
 
   const request = useMemo((): PreviewRequest | null => {
@@ -128,7 +143,9 @@ export function Send() {
       // Without smart encoding asked for, a second preview tells what it would change.
       const [plain, smart] = await Promise.all([
         unwrap(api.POST('/messages/preview', { body })),
-        body.smart_encoding ? undefined : unwrap(api.POST('/messages/preview', { body: { ...body, recipients: undefined, to: recipients[0], smart_encoding: true } })),
+        body.smart_encoding
+          ? undefined
+          : unwrap(api.POST('/messages/preview', { body: { ...body, recipients: undefined, to: recipients[0], smart_encoding: true } })),
       ]);
       return { plain: plain.data, smart: smart?.data.recipients[0] };
     },

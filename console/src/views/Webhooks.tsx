@@ -12,7 +12,15 @@ import { useCan } from '../lib/session-context';
 
 type Endpoint = Schemas['WebhookEndpoint'];
 type EventType = Endpoint['events'][number];
-const EVENT_TYPES: EventType[] = ['message.sent', 'message.delivered', 'message.failed', 'message.received', 'recipient.opted_out', 'recipient.opted_in', 'balance.low'];
+const EVENT_TYPES: EventType[] = [
+  'message.sent',
+  'message.delivered',
+  'message.failed',
+  'message.received',
+  'recipient.opted_out',
+  'recipient.opted_in',
+  'balance.low',
+];
 /** While an endpoint's attempts are shown, they are read again this often: a delivery follows its event. */
 const ATTEMPTS_REFRESH_MS = 2000;
 
@@ -182,12 +190,7 @@ function EndpointCard({ endpoint, onSecret }: { endpoint: Endpoint; onSecret: (s
             <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
               {endpoint.is_active ? 'Disable' : 'Enable'}
             </button>
-            <Confirm
-              label="Rotate secret"
-              question="The old secret stays valid for 24 hours."
-              confirmLabel="Rotate"
-              onConfirm={() => rotate.mutate()}
-            />
+            <Confirm label="Rotate secret" question="The old secret stays valid for 24 hours." confirmLabel="Rotate" onConfirm={() => rotate.mutate()} />
             <Confirm label="Delete" question="Deliveries to this endpoint stop." confirmLabel="Delete endpoint" onConfirm={() => remove.mutate()} />
           </>
         )}

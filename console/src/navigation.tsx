@@ -1,9 +1,8 @@
-import type { ReactElement } from 'react';
+import { lazy, type ReactElement } from 'react';
 import type { OperatorRole, Scope } from './lib/session';
 import { Messages } from './views/Messages';
 import { MessageDetail } from './views/MessageDetail';
 import { Send } from './views/Send';
-import { Insights } from './views/Insights';
 import { Balance } from './views/Balance';
 import { Keys } from './views/Keys';
 import { Senders } from './views/Senders';
@@ -11,6 +10,9 @@ import { Webhooks } from './views/Webhooks';
 import { Inbound } from './views/Inbound';
 import { OptOuts } from './views/OptOuts';
 import { OperatorOverview } from './views/OperatorOverview';
+
+// ECharts is most of the console's weight: it loads with the Insights view, when that is opened.
+const Insights = lazy(() => import('./views/Insights').then((module) => ({ default: module.Insights })));
 
 /** One view of the console: its route (under /console), its entry in the navigation, and who may see it. */
 export interface View {

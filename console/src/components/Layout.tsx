@@ -1,3 +1,4 @@
+import { Suspense } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { useSession } from '../lib/session-context';
 import type { View } from '../navigation';
@@ -33,7 +34,9 @@ export function Layout({ views }: { views: View[] }) {
           </ul>
         </nav>
         <main id="main" tabIndex={-1}>
-          <Outlet />
+          <Suspense fallback={<p aria-live="polite">Loading…</p>}>
+            <Outlet />
+          </Suspense>
         </main>
       </div>
     </>

@@ -7,9 +7,13 @@ ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 # as they are: there is nothing to compile, and no dev dependency reaches the final image. The
 # `node` package (which gives npm scripts Node 24 on machines whose own Node is older) is removed:
 # the image has Node 24 already, and one Node is enough.
+# The install's `prepare` script builds the web console (console/ into console/dist) with the
+# console's own dependencies, which stay in this stage: only the built files are copied on.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json openapi.yaml ./
+COPY scripts/build-console.ts scripts/
+COPY console console
 RUN npm ci --omit=dev --no-audit --no-fund && rm -rf node_modules/node node_modules/.bin/node
 
 # Stage 2: the sources and those dependencies, run as the unprivileged user `node`.
@@ -21,6 +25,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --chown=node:node . .
+COPY --from=deps --chown=node:node /app/console/dist ./console/dist
 # The embedded PostgreSQL (used when DATABASE_URL is unset) and the demo credentials live here.
 RUN mkdir -p /data && chown node:node /data
 VOLUME /data

@@ -8,6 +8,7 @@ import { handlers } from '../handlers/index.ts';
 import type { AdminCaller, CustomerCaller, Services } from '../handlers/types.ts';
 import { authenticateAdmin, authenticateCustomer, authenticateMetrics, forgetChangedKeys, type AuthDependencies } from './auth.ts';
 import { errorBody, successBody } from './envelope.ts';
+import { consoleRouter } from './console.ts';
 import { docsRouter } from './docs.ts';
 import { fromValidationErrors, toApiError } from './error-response.ts';
 import { customizeRequestAjv } from './request-formats.ts';
@@ -161,6 +162,7 @@ async function mountApi(app: express.Express, deps: ApiDependencies): Promise<vo
   const api = await createBackend(deps);
   app.use(deps.callbacks);
   app.use(docsRouter(deps.publicOrigin));
+  app.use(consoleRouter());
 
   app.use('/api/v1', (req: Request, _res: Response, next: NextFunction) => {
     if (hasBody(req) && !req.is('application/json')) {
@@ -249,13 +251,20 @@ export async function createApp(deps: ProbeDependencies, apiDeps: ApiDependencie
 
   if (apiDeps) await mountApi(app, apiDeps);
 
-  // A person who opens the server's address is sent to the reference; a program is told where the API is.
+  // A person who opens the server's address is sent to the console; a program is told where the API is.
   app.get('/', (req: Request, res: Response, next: NextFunction) => {
     if (apiDeps && req.accepts(['json', 'html']) === 'html') {
-      res.redirect(302, '/docs');
+      res.redirect(302, '/console/');
       return;
     }
-    next(new ApiError(404, 'invalid_request_error', 'not_found', 'Nothing is served at /: the API is under /api/v1, and its reference is at /docs.'));
+    next(
+      new ApiError(
+        404,
+        'invalid_request_error',
+        'not_found',
+        'Nothing is served at /: the API is under /api/v1, its reference is at /docs, and the console at /console/.',
+      ),
+    );
   });
 
   app.use((req: Request, _res: Response, next: NextFunction) => {

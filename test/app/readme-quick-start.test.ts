@@ -18,7 +18,8 @@ async function shellBlocks(): Promise<string[]> {
 }
 
 describe('the README quick start', function () {
-  this.timeout(180_000);
+  // npm install also installs and builds the web console (its prepare script): about 40 s more.
+  this.timeout(240_000);
   let dir: string;
   let server: ChildProcess | undefined;
   let port: number;

@@ -8,7 +8,8 @@ import { dirname, join, relative, sep } from 'node:path';
  * (in-process machinery with no rules and no SQL) beside the ground floor and sdk/ (the
  * contract's generated types and the webhook signature scheme, a package of its own) beneath
  * them all. Each folder may import from itself and from the floors below it, never from a floor above
- * or beside it: so handlers/ and jobs/ never import each other.
+ * or beside it: so handlers/ and jobs/ never import each other. console/ (the web console) talks to
+ * Dispatch through the HTTP API alone and imports nothing outside itself.
  */
 const MAY_IMPORT: Record<string, string[]> = {
   app: ['app', 'handlers', 'jobs', 'domain', 'db', 'providers', 'lib', 'sdk'],
@@ -19,7 +20,11 @@ const MAY_IMPORT: Record<string, string[]> = {
   providers: ['providers', 'lib', 'sdk'],
   lib: ['lib'],
   sdk: ['sdk'],
+  console: ['console'],
 };
+
+/** Installed packages and built files are not the project's code. */
+const notOurs = (path: string) => path.split(sep).some((part) => part === 'node_modules' || part === 'dist');
 
 /** SQL text or a query built on a table, which belong in db/: `db('messages')`, `.raw(`, a statement's keywords. */
 const SQL_IN_CODE = [
@@ -33,7 +38,9 @@ const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').
 
 async function sourceFiles(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => join(entry.parentPath, entry.name));
+  return entries
+    .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name) && !notOurs(relative(folder, entry.parentPath)))
+    .map((entry) => join(entry.parentPath, entry.name));
 }
 
 /** Every import that breaks a floor, and every file of domain/ that holds SQL, under `root`. */
@@ -45,7 +52,7 @@ async function violationsIn(root: string): Promise<string[]> {
       const shown = relative(root, file);
       for (const [, target] of text.matchAll(/\bfrom\s+'(\.{1,2}\/[^']+)'/g)) {
         const top = relative(root, join(dirname(file), target)).split(sep)[0];
-        const outside = floor === 'sdk' ? top !== 'sdk' : top in MAY_IMPORT && !MAY_IMPORT[floor].includes(top);
+        const outside = floor === 'sdk' || floor === 'console' ? top !== floor : top in MAY_IMPORT && !MAY_IMPORT[floor].includes(top);
         if (outside) violations.push(`${shown} imports ${target}`);
       }
       if (floor === 'domain' && SQL_IN_CODE.some((pattern) => pattern.test(withoutComments(text)))) violations.push(`${shown} holds SQL`);
@@ -55,7 +62,7 @@ async function violationsIn(root: string): Promise<string[]> {
 }
 
 describe('the import floors', () => {
-  it('has every import of app, handlers, jobs, domain, db, providers and sdk point down, sdk import nothing outside it, and domain hold no SQL', async () => {
+  it('has every import of app, handlers, jobs, domain, db, providers and sdk point down, sdk and console import nothing outside them, and domain hold no SQL', async () => {
     expect(await violationsIn('.')).to.deep.equal([]);
   });
 
@@ -64,7 +71,8 @@ describe('the import floors', () => {
 
     beforeEach(async () => {
       root = await mkdtemp(join(tmpdir(), 'dispatch-floors-'));
-      for (const floor of Object.keys(MAY_IMPORT)) await cp(floor, join(root, floor), { recursive: true });
+      for (const floor of Object.keys(MAY_IMPORT))
+        await cp(floor, join(root, floor), { recursive: true, filter: (source) => !notOurs(relative(floor, source)) });
     });
 
     afterEach(async () => {
@@ -89,6 +97,12 @@ describe('the import floors', () => {
     it('an import of sdk/ from outside it', async () => {
       expect(await added('sdk/server.ts', "export { acceptBatch } from '../domain/sending.ts';\n")).to.deep.equal([
         'sdk/server.ts imports ../domain/sending.ts',
+      ]);
+    });
+
+    it("an import of the server's code from console/", async () => {
+      expect(await added('console/src/server.ts', "import { ApiError } from '../../domain/errors.ts';\n")).to.deep.equal([
+        'console/src/server.ts imports ../../domain/errors.ts',
       ]);
     });
 

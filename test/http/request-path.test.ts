@@ -59,13 +59,13 @@ describe('the request path', () => {
     }
   });
 
-  it('sends a browser that opens / to the reference at /docs, and tells a program where the API is', async () => {
+  it('sends a browser that opens / to the console at /console/, and tells a program where the API is', async () => {
     const root = harness.baseUrl.replace('/api/v1', '/');
     const browser = await fetch(root, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, redirect: 'manual' });
-    expect([browser.status, browser.headers.get('location')]).to.deep.equal([302, '/docs']);
+    expect([browser.status, browser.headers.get('location')]).to.deep.equal([302, '/console/']);
     const program = await fetch(root, { headers: { accept: 'application/json' } });
     expect(program.status).to.equal(404);
-    expect(((await program.json()) as Schemas['ErrorEnvelope']).error.message).to.match(/\/api\/v1.*\/docs/);
+    expect(((await program.json()) as Schemas['ErrorEnvelope']).error.message).to.match(/\/api\/v1.*\/docs.*\/console\//);
   });
 
   it('answers malformed JSON with 400 invalid_json and no stack trace', async () => {

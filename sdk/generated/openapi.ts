@@ -8364,6 +8364,7 @@ export interface operations {
                     "application/json": components["schemas"]["CurrentOperatorEnvelope"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -141,6 +141,10 @@ describe('GET /admin/operators/current', () => {
     const own = await call('GET', '/admin/operators/current', { auth: operator.token });
     expect(own.body.data).to.deep.equal({ object: 'current_operator', id: operator.id, name: operator.name, role: 'viewer' });
   });
+
+  it('answers 400 naming a query parameter it does not take', async () => {
+    expectError(await call('GET', '/admin/operators/current?id=root', { auth: 'admin' }), 400, 'parameter_unknown', 'id');
+  });
 });
 
 describe('POST /admin/accounts/{id}/notes', () => {

@@ -2215,7 +2215,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a message's story
+         * Get the story of any account's message (operator)
          * @description Operator only: bearer `ADMIN_TOKEN` (root) or an operator token holding any role
          *     (`x-required-role: viewer`). With `DATABASE_URL` set and no
          *     `ADMIN_TOKEN`, the admin API is off and answers 401.

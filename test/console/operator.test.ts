@@ -13,8 +13,9 @@ import {
   type ConsoleBrowser,
 } from '../support/browser.ts';
 import { call } from '../support/client.ts';
-import { createOperator, createTenant, sendingTenant, waitForMessage, type Tenant } from '../support/fixtures.ts';
+import { createOperator, createTenant, eventually, receivingEndpoint, sendingTenant, type Tenant } from '../support/fixtures.ts';
 import { ADMIN_TOKEN, harness } from '../support/harness.ts';
+import type { WebhookReceiver } from '../support/webhook-receiver.ts';
 import { randomBase62 } from '../../domain/ids.ts';
 
 /** A number no other test sends to: the search across accounts finds this test's message alone. */
@@ -27,6 +28,7 @@ describe("the console's operator section in a browser (headless Chromium)", () =
   let tenant: Tenant;
   let messageId: string;
   let supportToken: string;
+  let receiver: WebhookReceiver | undefined;
 
   const main = () => page.locator('main');
   const signIn = (token: string) => signInToConsole(page, origin, token);
@@ -40,10 +42,16 @@ describe("the console's operator section in a browser (headless Chromium)", () =
     this.timeout(60_000);
     origin = new URL(harness.baseUrl).origin;
     tenant = await sendingTenant();
+    ({ receiver } = await receivingEndpoint(tenant, 200));
     const sent = await call('POST', '/messages/send', { auth: tenant.key, body: { to: NUMBER, from: 'Dispatch', body: 'Where is my parcel?' } });
     expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
     messageId = sent.body.data.id;
-    await waitForMessage(tenant, messageId, (message) => message.status === 'delivered');
+    // Delivered, and its webhook deliveries recorded: the story the test opens is complete.
+    await eventually(
+      async () => (await call('GET', `/admin/messages/${messageId}/story`, { auth: 'admin' })).body.data,
+      (story) => story.message.status === 'delivered' && story.entries.filter((entry) => entry.kind === 'webhook_delivery').length >= 2,
+      { what: 'the delivered message with its webhook deliveries' },
+    );
     browser = await openConsoleBrowser(origin);
     page = browser.page;
   });
@@ -51,6 +59,7 @@ describe("the console's operator section in a browser (headless Chromium)", () =
   after(async function () {
     this.timeout(30_000);
     await browser?.close();
+    await receiver?.stop();
   });
 
   it('lets root (the admin token) create a support operator, whose token it shows once', async () => {
@@ -68,7 +77,7 @@ describe("the console's operator section in a browser (headless Chromium)", () =
     await signOut();
   });
 
-  it('lets support find a message across accounts by its number and open its story, and gives it no Credit button, which the API refuses it', async function () {
+  it('lets support find a message across accounts by its number and open its story (resending a webhook event), and gives it no Credit button, which the API refuses it', async function () {
     this.timeout(30_000);
     await signIn(supportToken);
     expect(await consoleNav(page).getByRole('link').allTextContents(), 'the views a support operator may use').to.not.include('Operators');
@@ -82,6 +91,15 @@ describe("the console's operator section in a browser (headless Chromium)", () =
     await row.getByRole('link').first().click();
     await page.getByRole('list', { name: 'Timeline' }).getByText('Status delivered').waitFor();
     expect(await page.getByTestId('message-status').textContent()).to.equal('delivered');
+    // Support may deliver a webhook event again, from the story.
+    const before = receiver?.received.length ?? 0;
+    await main().getByRole('button', { name: 'Resend' }).first().click();
+    await page.getByRole('status').filter({ hasText: 'Resent' }).waitFor();
+    await eventually(
+      () => receiver?.received.length ?? 0,
+      (count) => count > before,
+      { what: 'the resent delivery' },
+    );
 
     await main().getByRole('link', { name: tenant.accountId }).click();
     await page.getByRole('heading', { name: 'Ledger' }).waitFor();

@@ -150,6 +150,19 @@ describe("the console's operator section in a browser (headless Chromium)", () =
       .and.to.include('Chargebacks under review');
   });
 
+  it('lets the admin block a number and remove it, the `+` of its path encoded', async () => {
+    const number = '+14155550999';
+    await open('Blocklist');
+    await page.getByLabel('Number (E.164)').fill(number);
+    await page.getByRole('button', { name: 'Add to blocklist' }).click();
+    const row = main().locator('tbody tr', { hasText: number });
+    await row.getByRole('button', { name: `Remove ${number}` }).click();
+    await row.getByRole('button', { name: 'Remove', exact: true }).click();
+    await row.waitFor({ state: 'detached' });
+    const left = await call('GET', `/admin/blocklist?number=${encodeURIComponent(number)}`, { auth: 'admin' });
+    expect(left.body.data).to.deep.equal([]);
+  });
+
   it('has no serious or critical accessibility violation on each operator view, and saves screenshots at desktop and phone widths', async function () {
     this.timeout(90_000);
     const views: { name: string; path: string; shot?: string }[] = [

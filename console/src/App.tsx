@@ -1,5 +1,6 @@
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { Layout } from './components/Layout';
+import { can } from './lib/roles';
 import { useSession } from './lib/session-context';
 import type { Session } from './lib/session';
 import { customerViews, operatorViews, type View } from './navigation';
@@ -7,7 +8,7 @@ import { SignIn } from './views/SignIn';
 
 /** The views this session may open: a customer's by the key's scopes, an operator's by role. */
 function viewsFor(session: Session): View[] {
-  if (session.kind === 'operator') return operatorViews.filter((view) => !view.roles || view.roles.includes(session.role));
+  if (session.kind === 'operator') return operatorViews.filter((view) => !view.role || can(session.role, view.role));
   return customerViews.filter((view) => !view.scope || session.scopes === null || session.scopes.includes(view.scope));
 }
 

@@ -9,7 +9,16 @@ import { Senders } from './views/Senders';
 import { Webhooks } from './views/Webhooks';
 import { Inbound } from './views/Inbound';
 import { OptOuts } from './views/OptOuts';
-import { OperatorOverview } from './views/OperatorOverview';
+import { Overview } from './views/operator/Overview';
+import { Accounts } from './views/operator/Accounts';
+import { AccountDetail } from './views/operator/AccountDetail';
+import { Senders as OperatorSenders } from './views/operator/Senders';
+import { Routes as OperatorRoutes } from './views/operator/Routes';
+import { Blocklist } from './views/operator/Blocklist';
+import { Messages as OperatorMessages } from './views/operator/Messages';
+import { MessageStory } from './views/operator/MessageStory';
+import { AuditLog } from './views/operator/AuditLog';
+import { Operators } from './views/operator/Operators';
 
 // ECharts is most of the console's weight: it loads with the Insights view, when that is opened.
 const Insights = lazy(() => import('./views/Insights').then((module) => ({ default: module.Insights })));
@@ -22,8 +31,8 @@ export interface View {
   element: ReactElement;
   /** A customer view: the scope it needs to be listed. */
   scope?: Scope;
-  /** An operator view: the roles that see it (every role when absent). */
-  roles?: OperatorRole[];
+  /** An operator view: the least role that sees it, the `x-required-role` of the operations it reads (every role when absent). */
+  role?: OperatorRole;
 }
 
 export const customerViews: View[] = [
@@ -39,5 +48,20 @@ export const customerViews: View[] = [
   { path: 'opt-outs', label: 'Opt-outs', element: <OptOuts />, scope: 'sms:read' },
 ];
 
-/** The operator section: views are added here, under /console/operator/. */
-export const operatorViews: View[] = [{ path: 'operator', label: 'Overview', element: <OperatorOverview /> }];
+/**
+ * The operator section, under /console/operator/. Every role reads what these views list; the
+ * buttons inside each view that write are shown by the role each operation requires.
+ */
+export const operatorViews: View[] = [
+  { path: 'operator', label: 'Overview', element: <Overview /> },
+  { path: 'operator/accounts', label: 'Accounts', element: <Accounts /> },
+  { path: 'operator/accounts/:id', element: <AccountDetail /> },
+  { path: 'operator/messages', label: 'Messages', element: <OperatorMessages /> },
+  { path: 'operator/messages/:id', element: <MessageStory /> },
+  { path: 'operator/senders', label: 'Senders', element: <OperatorSenders /> },
+  { path: 'operator/routes', label: 'Routes', element: <OperatorRoutes /> },
+  { path: 'operator/blocklist', label: 'Blocklist', element: <Blocklist /> },
+  { path: 'operator/audit-log', label: 'Audit log', element: <AuditLog /> },
+  // GET /admin/operators is an admin's.
+  { path: 'operator/operators', label: 'Operators', element: <Operators />, role: 'admin' },
+];

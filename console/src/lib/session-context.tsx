@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { currentSession, storeSession, type Scope, type Session } from './session';
+import { can } from './roles';
+import { currentSession, storeSession, type OperatorRole, type Scope, type Session } from './session';
 
 interface SessionState {
   session: Session | null;
@@ -37,4 +38,10 @@ export function useSession(): SessionState {
 export function useCan(): (scope: Scope) => boolean {
   const { session } = useSession();
   return useCallback((scope: Scope) => session?.kind === 'customer' && (session.scopes === null || session.scopes.includes(scope)), [session]);
+}
+
+/** Whether the signed-in operator's role reaches an operation's `x-required-role`: buttons it would refuse are not shown. */
+export function useRole(): (required: OperatorRole) => boolean {
+  const { session } = useSession();
+  return useCallback((required: OperatorRole) => session?.kind === 'operator' && can(session.role, required), [session]);
 }

@@ -1,7 +1,7 @@
 import type { Schemas } from '../api/client';
 
 export type Scope = Schemas['Scope'];
-export type OperatorRole = 'admin' | 'support' | 'viewer';
+export type OperatorRole = Schemas['OperatorRole'];
 
 /** Who is signed in. Kept in sessionStorage only: it ends with the tab, and on sign-out. */
 export type Session =

@@ -1,7 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
-import { resendWebhookEvent } from '../api/coming';
 import { Confirm } from '../components/Confirm';
 import { CopyButton } from '../components/CopyButton';
 import { EmptyState } from '../components/EmptyState';
@@ -97,7 +96,9 @@ function Attempts({ endpoint }: { endpoint: Endpoint }) {
     queryFn: () => unwrap(api.GET('/webhooks/{id}/attempts', { params: { path: { id: endpoint.id }, query: { page, limit: 10 } } })),
     refetchInterval: ATTEMPTS_REFRESH_MS,
   });
-  const resend = useMutation({ mutationFn: (eventId: string) => resendWebhookEvent(endpoint.id, eventId) });
+  const resend = useMutation({
+    mutationFn: (eventId: string) => unwrap(api.POST('/webhooks/{id}/events/{event_id}/resend', { params: { path: { id: endpoint.id, event_id: eventId } } })),
+  });
   const list = attempts.data?.data ?? [];
   return (
     <section aria-label={`Attempts to ${endpoint.url}`}>

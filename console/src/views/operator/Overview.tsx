@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api/client';
-import { ErrorNotice } from '../components/ErrorNotice';
-import { formatPercent } from '../lib/format';
+import { api, unwrap } from '../../api/client';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { formatPercent } from '../../lib/format';
 
 /** The operator section's landing view: the whole installation's last 24 hours. Operator views are added beside it (navigation.tsx). */
-export function OperatorOverview() {
+export function Overview() {
   const stats = useQuery({ queryKey: ['admin-stats'], queryFn: () => unwrap(api.GET('/admin/stats')) });
   const totals = stats.data?.data.totals;
   return (

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import { EmptyState } from '../components/EmptyState';
 import { ErrorNotice } from '../components/ErrorNotice';
+import { LedgerTable } from '../components/LedgerTable';
 import { Pagination } from '../components/Pagination';
 import { formatMoney, formatTime } from '../lib/format';
 import { useCan } from '../lib/session-context';
@@ -84,32 +85,7 @@ export function Balance() {
       )}
       {transactions.data && transactions.data.data.length > 0 && (
         <>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Balance after</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">Description</th>
-                </tr>
-              </thead>
-              <tbody>
-                {transactions.data.data.map((transaction) => (
-                  <tr key={transaction.id}>
-                    <td>{formatTime(transaction.created_at)}</td>
-                    <td>{transaction.type}</td>
-                    <td>{formatMoney(transaction.amount, transaction.currency)}</td>
-                    <td>{formatMoney(transaction.balance_after, transaction.currency)}</td>
-                    <td>{transaction.message_id ?? '—'}</td>
-                    <td>{transaction.description}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <LedgerTable rows={transactions.data.data} />
           <Pagination pagination={transactions.data.pagination} onPage={setPage} />
         </>
       )}

@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
+import { LedgerTable } from '../../components/LedgerTable';
 import { formatMoney, formatTime } from '../../lib/format';
 import { useRole } from '../../lib/session-context';
 
@@ -232,32 +233,7 @@ export function AccountDetail() {
       <h2>Ledger</h2>
       <ErrorNotice error={ledger.error} />
       {ledger.data && ledger.data.data.length === 0 && <EmptyState>No balance change yet.</EmptyState>}
-      {ledger.data && ledger.data.data.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Type</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Balance after</th>
-                <th scope="col">Description</th>
-              </tr>
-            </thead>
-            <tbody>
-              {ledger.data.data.map((entry) => (
-                <tr key={entry.id}>
-                  <td>{formatTime(entry.created_at)}</td>
-                  <td>{entry.type}</td>
-                  <td>{formatMoney(entry.amount, entry.currency)}</td>
-                  <td>{formatMoney(entry.balance_after, entry.currency)}</td>
-                  <td>{entry.description ?? (entry.message_id ? <code>{entry.message_id}</code> : '—')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {ledger.data && ledger.data.data.length > 0 && <LedgerTable rows={ledger.data.data} />}
     </>
   );
 }

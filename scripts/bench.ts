@@ -17,7 +17,7 @@ import { measureBulk } from './bench/measure/bulk.ts';
 import { measureFloor } from './bench/measure/floor.ts';
 import { measureOpenLoop, measureSoak } from './bench/measure/open-loop.ts';
 import { measureLimits, measureOptOuts } from './bench/measure/paired-sends.ts';
-import { measureAccountRead, measureList, prepareBigAccount } from './bench/measure/reads.ts';
+import { measureAccountRead, measureConsoleLoad, measureList, prepareBigAccount } from './bench/measure/reads.ts';
 import { measureSend } from './bench/measure/send.ts';
 import { measureScheduled } from './bench/measure/scheduled.ts';
 import { measureStats } from './bench/measure/stats.ts';
@@ -100,9 +100,10 @@ try {
   await attempt('floor', 'the floor server, closed loop', () => measureFloor(bench, pgbench));
   await attempt('account-read', 'GET /account', () => measureAccountRead(bench));
   await attempt('bulk', 'POST /messages/bulk', () => measureBulk(bench));
-  const big = selected('list') || selected('limits') ? prepareBigAccount(bench) : Promise.reject(new Error('not seeded'));
+  const big = selected('list') || selected('console') || selected('limits') ? prepareBigAccount(bench) : Promise.reject(new Error('not seeded'));
   big.catch(() => {}); // each of its measurements reports a failed seed
   await attempt('list', 'GET /messages', async () => measureList(bench, await big));
+  await attempt('console', 'the console, cold', async () => measureConsoleLoad(bench, await big));
   await attempt('limits', 'send through a key with limits', async () => measureLimits(bench, await big));
   await attempt('opt-outs', 'send with opt-outs', () => measureOptOuts(bench));
   await attempt('stats', 'GET /stats', () => measureStats(bench));

@@ -7,7 +7,6 @@ import { existsSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { cpuBetween, sampleCpu } from './probes.ts';
 import { recipient } from './load.ts';
 
 const MESSAGE_COLUMNS = `id, account_id, "to", "from", body, status, encoding, segments, cost, currency`;
@@ -35,25 +34,20 @@ END;
 `;
 
 export type PgbenchResult = Awaited<ReturnType<typeof runPgbench>>;
-/**
- * pgbench, 10 clients, one transaction = one message-shaped row and one job-shaped row; with the
- * machine's CPU during it: what one transaction costs PostgreSQL, beside what a message costs it.
- */
+/** pgbench, 10 clients, one transaction = one message-shaped row and one job-shaped row. */
 export async function runPgbench(databaseUrl: string, seconds: number, workDir: string) {
   const script = join(workDir, 'pgbench-send.sql');
   await writeFile(script, PGBENCH_SCRIPT);
   const binary = pgbenchBinary();
   let output = '';
-  const before = await sampleCpu();
   const child = spawn(binary, ['--no-vacuum', '--client', '10', '--jobs', '2', '--time', String(seconds), '--file', script, databaseUrl]);
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('exit', resolve));
-  const cpu = cpuBetween(before, await sampleCpu());
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(output)?.[1];
   const transactions = /number of transactions actually processed: (\d+)/.exec(output)?.[1];
   if (code !== 0 || !tps || !transactions) throw new Error(`pgbench (${binary}) failed (exit ${code}):\n${output.slice(-2000)}`);
-  return { transactionsPerSecond: Number(tps), transactions: Number(transactions), clients: 10, seconds, binary, cpu };
+  return { transactionsPerSecond: Number(tps), transactions: Number(transactions), clients: 10, seconds, binary };
 }
 
 /** One transaction inserting 1,000 message rows and their 1,000 job rows, as a bulk send must at least: its milliseconds. `run` keeps each run's ids apart. */

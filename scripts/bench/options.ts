@@ -2,7 +2,22 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** What a run measures, in the order it measures them; `--only` takes these names. */
-export const TARGETS = ['send', 'open-loop', 'floor', 'account-read', 'bulk', 'list', 'limits', 'opt-outs', 'stats', 'webhooks', 'scheduled', 'soak', 'totals'];
+export const TARGETS = [
+  'send',
+  'open-loop',
+  'floor',
+  'account-read',
+  'bulk',
+  'list',
+  'console',
+  'limits',
+  'opt-outs',
+  'stats',
+  'webhooks',
+  'scheduled',
+  'soak',
+  'totals',
+];
 
 const FULL = {
   pgbenchSeconds: 15,

@@ -27,11 +27,7 @@ export function againstPgbench(result: LoadResult, pgbench: PgbenchResult | unde
   return { share, measured, baseline: pgbench ? `pgbench ${perSecond(pgbench.transactionsPerSecond, 'tx')}` : 'pgbench not run', ratio: ratio(share) };
 }
 
-/**
- * POST /messages/send in a closed loop from a new account of 50 keys, against pgbench. Its CPU rows
- * say what bounds it: the machine's CPU a message, and PostgreSQL's share of it against what a
- * pgbench transaction costs PostgreSQL.
- */
+/** POST /messages/send in a closed loop from a new account of 50 keys, against pgbench, with the machine's CPU a message. */
 export async function measureSend(bench: Bench, pgbench: PgbenchResult | undefined): Promise<Measurement & { acceptedPerSecond: number }> {
   const tenant = await bench.tenant('send');
   const load = (durationSeconds: number, warmUp: boolean) =>
@@ -44,12 +40,5 @@ export async function measureSend(bench: Bench, pgbench: PgbenchResult | undefin
     row('send', what, cells.measured, { ...cells, goal: '>= 0.50', pass: pgbench ? share >= 0.5 : undefined }),
     row('send', 'machine CPU per accepted message, closed loop (diagnosis)', `${cpuPer(cpu, result.ok)}; ${lifeMs} ms until the last was delivered`),
   ];
-  if (pgbench) {
-    const [perMessage, perTransaction] = [cpu.byRole.postgres / result.ok, pgbench.cpu.byRole.postgres / pgbench.transactions];
-    const alone = ratio(cpu.cores / perMessage / pgbench.transactionsPerSecond);
-    const measured = `${(perMessage * 1000).toFixed(2)} against ${(perTransaction * 1000).toFixed(2)} ms: alone on all ${cpu.cores} cores, ${alone} of pgbench`;
-    const what = "PostgreSQL's CPU per message against per pgbench transaction (diagnosis)";
-    rows.push(row('send', what, measured, { ratio: ratio(perMessage / perTransaction, 'x') }));
-  }
   return { acceptedPerSecond: result.okPerSecond, rows, figures: { result, cpu, life } };
 }

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { verifyWebhook } from '../../sdk/webhooks.ts';
 import { call, expectError } from '../support/client.ts';
+import { endpointAt, stopReceivers, testEvent } from '../support/webhook-endpoints.ts';
 import { createTenant, eventually, type Tenant } from '../support/fixtures.ts';
 import { harness, TEST_WEBHOOK_ENV } from '../support/harness.ts';
-import { WebhookReceiver, type Answer } from '../support/webhook-receiver.ts';
 import { deliveriesOf } from '../support/webhook-state.ts';
 
 const UNKNOWN_ENDPOINT = 'whe_000000000000000000000000';
@@ -11,27 +11,7 @@ const UNKNOWN_EVENT = 'evt_000000000000000000000000';
 /** Every attempt of a delivery in the tests' schedule (0,1,1): a delivery failing that often is abandoned. */
 const ATTEMPTS = TEST_WEBHOOK_ENV.WEBHOOK_RETRY_SCHEDULE.split(',').length;
 
-const receivers: WebhookReceiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.stop()));
-});
-
-/** An endpoint of the tenant at a new local receiver, with its signing secret. */
-async function endpointAt(tenant: Tenant, answer: Answer | ((index: number) => Answer) = 200, events?: string[]) {
-  const receiver = await WebhookReceiver.start();
-  receivers.push(receiver);
-  receiver.answerWith(answer);
-  const created = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url, ...(events && { events }) } });
-  expect(created.status, JSON.stringify(created.body)).to.equal(201);
-  return { receiver, id: created.body.data.id, secret: created.body.data.signing_secret };
-}
-
-/** A webhook.test event of the endpoint's account, delivered to it; answers the event's id. */
-async function testEvent(tenant: Tenant, endpointId: string): Promise<string> {
-  const response = await call('POST', `/webhooks/${endpointId}/test`, { auth: tenant.key });
-  expect(response.status, JSON.stringify(response.body)).to.equal(202);
-  return response.body.data.id;
-}
+afterEach(stopReceivers);
 
 const resend = (auth: string, endpointId: string, eventId: string) => call('POST', `/webhooks/${endpointId}/events/${eventId}/resend`, { auth });
 const adminResend = (endpointId: string, eventId: string) => call('POST', `/admin/webhooks/${endpointId}/events/${eventId}/resend`, { auth: 'admin' });

@@ -1,34 +1,16 @@
 import { expect } from 'chai';
 import { verifyWebhook, WebhookVerificationError } from '../../sdk/webhooks.ts';
 import { call, expectError } from '../support/client.ts';
-import { createTenant, eventually, type Tenant } from '../support/fixtures.ts';
+import { endpointAt, stopReceivers, testEvent } from '../support/webhook-endpoints.ts';
+import { createTenant, eventually } from '../support/fixtures.ts';
 import { harness, startInstance } from '../support/harness.ts';
-import { WebhookReceiver, type Answer, type ReceivedDelivery } from '../support/webhook-receiver.ts';
+import type { ReceivedDelivery, WebhookReceiver } from '../support/webhook-receiver.ts';
 import { endpointRow } from '../support/webhook-state.ts';
 
 const UNKNOWN = 'whe_000000000000000000000000';
 const NOWHERE = 'http://127.0.0.1:9/hooks';
 
-const receivers: WebhookReceiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.stop()));
-});
-
-/** An endpoint of the tenant at a new local receiver, with its signing secret. */
-async function endpointAt(tenant: Tenant, answer: Answer | ((index: number) => Answer) = 200, events?: string[]) {
-  const receiver = await WebhookReceiver.start();
-  receivers.push(receiver);
-  receiver.answerWith(answer);
-  const created = await call('POST', '/webhooks/create', { auth: tenant.key, body: { url: receiver.url, ...(events && { events }) } });
-  expect(created.status, JSON.stringify(created.body)).to.equal(201);
-  return { receiver, id: created.body.data.id, secret: created.body.data.signing_secret };
-}
-
-async function sendTest(tenant: Tenant, endpointId: string): Promise<string> {
-  const response = await call('POST', `/webhooks/${endpointId}/test`, { auth: tenant.key });
-  expect(response.status, JSON.stringify(response.body)).to.equal(202);
-  return response.body.data.id;
-}
+afterEach(stopReceivers);
 
 async function deliveryOf(receiver: WebhookReceiver, eventId: string): Promise<ReceivedDelivery> {
   await receiver.waitFor((received) => received.some((delivery) => delivery.event.id === eventId));
@@ -68,7 +50,7 @@ describe('POST /webhooks/{id}/test', () => {
   it('leaves test events out of GET /events unless asked for by name', async () => {
     const tenant = await createTenant();
     const { id } = await endpointAt(tenant);
-    const eventId = await sendTest(tenant, id);
+    const eventId = await testEvent(tenant, id);
     expect((await call('GET', '/events', { auth: tenant.key })).body.data).to.deep.equal([]);
     expect((await call('GET', '/events?type=*', { auth: tenant.key })).body.data).to.deep.equal([]);
     const named = await call('GET', '/events?type=webhook.test', { auth: tenant.key });
@@ -103,9 +85,9 @@ describe('GET /webhooks/{id}/attempts', () => {
     const tenant = await createTenant();
     // The first attempt fails; its retry (1 s later in tests) and everything after succeed.
     const { receiver, id } = await endpointAt(tenant, (index) => (index === 0 ? 503 : 200));
-    const first = await sendTest(tenant, id);
+    const first = await testEvent(tenant, id);
     await receiver.waitFor((received) => received.length === 2);
-    const second = await sendTest(tenant, id);
+    const second = await testEvent(tenant, id);
     const all = await eventually(
       () => call('GET', `/webhooks/${id}/attempts`, { auth: tenant.key }),
       (listed) => listed.body.data.length === 3,
@@ -168,7 +150,7 @@ describe('POST /webhooks/{id}/rotate-secret', () => {
     expect((await call('GET', `/webhooks/${id}`, { auth: tenant.key })).body.data).to.not.have.property('signing_secret');
 
     // During the grace period: two v1 signatures, either secret verifies.
-    const during = await deliveryOf(receiver, await sendTest(tenant, id));
+    const during = await deliveryOf(receiver, await testEvent(tenant, id));
     expect(v1Count(signatureOf(during))).to.equal(2);
     expect(verifyWebhook(during.rawBody, signatureOf(during), fresh).type).to.equal('webhook.test');
     expect(verifyWebhook(during.rawBody, signatureOf(during), original).type).to.equal('webhook.test');
@@ -178,7 +160,7 @@ describe('POST /webhooks/{id}/rotate-secret', () => {
       .db('webhook_endpoints')
       .where({ id })
       .update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
-    const after = await deliveryOf(receiver, await sendTest(tenant, id));
+    const after = await deliveryOf(receiver, await testEvent(tenant, id));
     expect(v1Count(signatureOf(after))).to.equal(1);
     expect(verifyWebhook(after.rawBody, signatureOf(after), fresh).type).to.equal('webhook.test');
     expectMismatch(after, original);
@@ -194,7 +176,7 @@ describe('POST /webhooks/{id}/rotate-secret', () => {
     expect(second.status).to.equal(200);
     expect(second.body.data.previous_secret_expires_at).to.equal(null);
 
-    const delivery = await deliveryOf(receiver, await sendTest(tenant, id));
+    const delivery = await deliveryOf(receiver, await testEvent(tenant, id));
     expect(v1Count(signatureOf(delivery))).to.equal(1);
     expect(verifyWebhook(delivery.rawBody, signatureOf(delivery), second.body.data.signing_secret).type).to.equal('webhook.test');
     expectMismatch(delivery, first.signing_secret);
@@ -244,7 +226,7 @@ describe('PATCH /webhooks/{id}', () => {
   it("disables an endpoint, abandoning its pending deliveries, and enables it again with the operator's rules", async () => {
     const tenant = await createTenant();
     const { receiver, id } = await endpointAt(tenant, 'hang');
-    const pending = await sendTest(tenant, id);
+    const pending = await testEvent(tenant, id);
     await receiver.waitFor((received) => received.length === 1);
     const disabled = await call('PATCH', `/webhooks/${id}`, { auth: tenant.key, body: { is_active: false } });
     expect(disabled.status).to.equal(200);

@@ -25,8 +25,7 @@ type Sending = Pick<MessageRow, 'account_id' | 'from' | 'to'>;
  * messages due in one instant cost a few reads rather than one each.
  */
 export async function refusalsAtSending(db: Knex, messages: Sending[]): Promise<(NonNullable<MessageRow['error']> | undefined)[]> {
-  const byAccount = new Map<string, Sending[]>();
-  for (const message of messages) byAccount.set(message.account_id, [...(byAccount.get(message.account_id) ?? []), message]);
+  const byAccount = Map.groupBy(messages, (message) => message.account_id);
   const checks = await db.transaction(async (trx) => {
     const read = new Map<string, SendChecks>();
     for (const [accountId, sent] of byAccount)

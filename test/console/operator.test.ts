@@ -139,7 +139,8 @@ describe("the console's operator section in a browser (headless Chromium)", () =
     await page.getByRole('button', { name: 'Suspend account' }).click();
     await page.getByTestId('account-status').filter({ hasText: 'suspended' }).waitFor();
     const refused = await call('GET', '/account', { auth: applicant.key });
-    expect(refused.status).to.be.oneOf([401, 403]);
+    expect(refused.status).to.equal(403);
+    expect(refused.body.error.details).to.deep.include({ reason: 'account_inactive' });
 
     await main().getByRole('link', { name: 'Audit log' }).click();
     const entry = main().getByTestId('audit-entry').filter({ hasText: 'account.suspend' });

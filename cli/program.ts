@@ -8,6 +8,7 @@ import { bulkCommand } from './commands/bulk.ts';
 import { eventsCommand } from './commands/events.ts';
 import { inboundCommand } from './commands/inbound.ts';
 import { keysCommand } from './commands/keys.ts';
+import { messageSearchCommand } from './commands/message-search.ts';
 import { messageStoryCommand } from './commands/message-story.ts';
 import { messagesCommand, sendCommand } from './commands/messages.ts';
 import { balanceCommand, statsCommand, transactionsCommand, usageCommand } from './commands/money.ts';
@@ -59,7 +60,7 @@ export function buildProgram(): Command {
   program
     .addCommand(sendCommand())
     .addCommand(bulkCommand())
-    .addCommand(messagesCommand().addCommand(messageStoryCommand()))
+    .addCommand(messagesCommand().addCommand(messageStoryCommand()).addCommand(messageSearchCommand()))
     .addCommand(eventsCommand())
     .addCommand(inboundCommand())
     .addCommand(optOutsCommand())

@@ -184,6 +184,7 @@ export interface AdminMessageFilter extends MessageFilter {
   accountId?: string;
   routeId?: number;
   errorCode?: string;
+  providerMessageId?: string;
 }
 
 function filtered(db: Knex, filter: AdminMessageFilter): Knex.QueryBuilder {
@@ -198,7 +199,21 @@ function filtered(db: Knex, filter: AdminMessageFilter): Knex.QueryBuilder {
   if (filter.sendBefore) query.andWhere('send_at', '<', filter.sendBefore);
   if (filter.routeId !== undefined) query.andWhere({ route_id: filter.routeId });
   if (filter.errorCode !== undefined) query.andWhereRaw("error->>'code' = ?", [filter.errorCode]);
+  if (filter.providerMessageId !== undefined) query.andWhereRaw('id IN (?)', [byProviderMessageId(db, filter.providerMessageId)]);
   return query;
+}
+
+/**
+ * The messages an upstream knows by this id, whole or as one of their parts. Both indexes lead
+ * with the route (an upstream's ids are unique only within its route), so the few routes drive
+ * one index probe each instead of a scan of every message.
+ */
+function byProviderMessageId(db: Knex, providerMessageId: string): Knex.Raw {
+  return db.raw(
+    `SELECT m.id FROM routes r JOIN messages m ON m.route_id = r.id AND m.provider_message_id = :id
+     UNION SELECT p.message_id FROM routes r JOIN message_parts p ON p.route_id = r.id AND p.provider_message_id = :id`,
+    { id: providerMessageId },
+  );
 }
 
 // Connections come and go, each leaving a count row: past this many (room for several processes'
@@ -265,7 +280,8 @@ export async function listAllMessages(db: Knex, filter: AdminMessageFilter, { pa
     filter.sendAfter ||
     filter.sendBefore ||
     filter.routeId !== undefined ||
-    filter.errorCode !== undefined;
+    filter.errorCode !== undefined ||
+    filter.providerMessageId !== undefined;
   const counted = filter.status ? db.raw('sum(??)', [filter.status]) : db.raw(MESSAGE_STATUSES.map((status) => `sum(${status})`).join(' + '));
   const ids =
     !narrowed && filter.accountId !== undefined && offset >= SKIP_BY_HOURS_FROM

@@ -13,6 +13,7 @@ export const adminListMessages: AdminHandler<'adminListMessages'> = async ({ que
     accountId: query.account_id,
     routeId: query.route_id,
     errorCode: query.error_code,
+    providerMessageId: query.provider_message_id,
   };
   const { rows, total } = await listAllMessages(services.db, filter, { page, limit });
   return { status: 200, data: rows.map(toAdminMessage), pagination: toPagination(page, limit, total) };

@@ -2194,9 +2194,10 @@ export interface paths {
          *     Lists outbound messages across accounts, newest first (`created_at` descending, ties
          *     broken by `id` descending), each with its `account_id`, paged like the customer lists.
          *     Takes the filters of `GET /messages` plus `account_id`, `route_id` (the route that took
-         *     the message, or last tried it) and `error_code` (the code of `error`, such as
-         *     `provider_unavailable`); they combine with AND. An unknown account or route lists
-         *     nothing.
+         *     the message, or last tried it), `error_code` (the code of `error`, such as
+         *     `provider_unavailable`) and `provider_message_id` (the id an upstream gave the message,
+         *     or any one of its parts, on whichever route); they combine with AND. An unknown account,
+         *     route or provider message id lists nothing.
          */
         get: operations["adminListMessages"];
         put?: never;
@@ -4613,6 +4614,13 @@ export interface components {
          * @example 2
          */
         MessageRouteFilter: number;
+        /**
+         * @description Only the message an upstream knows by this id: its `provider_message_id`, or the id of
+         *     any of its parts (a long message submitted part by part). The id is matched exactly, on
+         *     every route, so a support person holding only the upstream's reference finds the message.
+         * @example sim-4b1e09d2
+         */
+        ProviderMessageIdFilter: string;
         /**
          * @description Only messages whose `error.code` is this, such as `provider_unavailable`.
          * @example provider_unavailable
@@ -10063,6 +10071,13 @@ export interface operations {
                  * @example provider_unavailable
                  */
                 error_code?: components["parameters"]["MessageErrorCodeFilter"];
+                /**
+                 * @description Only the message an upstream knows by this id: its `provider_message_id`, or the id of
+                 *     any of its parts (a long message submitted part by part). The id is matched exactly, on
+                 *     every route, so a support person holding only the upstream's reference finds the message.
+                 * @example sim-4b1e09d2
+                 */
+                provider_message_id?: components["parameters"]["ProviderMessageIdFilter"];
                 /**
                  * @description The page to return, from 1. A page past the end answers an empty `data`.
                  * @example 1

@@ -81,7 +81,7 @@ describe('dispatch: help and usage errors', function () {
     expect(help.stdout).to.match(/^  cancel \[options\] <bulk-id>/m);
 
     const messages = await cli(['messages', '--help']);
-    for (const verb of ['get', 'list', 'cancel', 'story']) expect(messages.stdout).to.match(new RegExp(`^  ${verb}\\b`, 'm'));
+    for (const verb of ['get', 'list', 'cancel', 'story', 'search']) expect(messages.stdout).to.match(new RegExp(`^  ${verb}\\b`, 'm'));
     const list = await cli(['messages', 'list', '--help']);
     for (const option of ['--scheduled', '--send-after <date-time>', '--send-before <date-time>']) expect(list.stdout).to.include(option);
   });

@@ -107,6 +107,24 @@ describe('dispatch: operator lists', function () {
     expect(unknown.stderr).to.include('resource_not_found');
   });
 
+  it("messages search finds any account's message by the upstream's id or by number, and tells its account", async () => {
+    const tenant = await sendingTenant();
+    const to = `+1415555${String(Math.floor(Math.random() * 1e4)).padStart(4, '0')}`;
+    const sent = await call('POST', '/messages/send', { auth: tenant.key, body: { to, from: 'Dispatch', body: 'Hello' } });
+    const delivered = await waitForMessage(tenant, sent.body.data.id, (message) => message.status === 'delivered');
+    const upstreamId = delivered.provider_message_id as string;
+
+    const byUpstream = await cliJson<Page<Schemas['AdminMessage']>>(['messages', 'search', '--provider-id', upstreamId]);
+    expect(byUpstream.data.map((message) => [message.id, message.account_id])).to.deep.equal([[sent.body.data.id, tenant.accountId]]);
+
+    const human = await cli(['messages', 'search', '--to', to, '--account', tenant.accountId]);
+    expect(human.code, human.stderr).to.equal(0);
+    expect(human.stdout).to.include(sent.body.data.id).and.include(tenant.accountId).and.include(upstreamId).and.include('(1 in all)');
+
+    const none = await cli(['messages', 'search', '--provider-id', `${upstreamId}-none`]);
+    expect(none.stdout).to.equal('No message matches.\n');
+  });
+
   it("messages story with only an API key tells the key's own message through the customer API, and no other account's", async () => {
     const [owner, stranger] = [await sendingTenant(), await createTenant()];
     const sent = await call('POST', '/messages/send', { auth: owner.key, body: { to: '+14155550123', from: 'Dispatch', body: 'Hello' } });

@@ -203,6 +203,40 @@ describe('GET /admin/messages', () => {
     expect((await call('GET', `/admin/messages?account_id=${UNKNOWN_ACCOUNT}`, { auth: 'admin' })).body.pagination).to.include({ total: 0 });
   });
 
+  it('finds a message by the id its upstream gave it, or one of its parts, on any route', async () => {
+    const [first, second] = [await createTenant(), await createTenant()];
+    const [one, other] = [await addRoute(first.accountId, 0), await addRoute(second.accountId, 0)];
+    const upstreamId = `up-${randomBase62(10)}`;
+    const [onOne, long] = await storeMessages(first, [
+      { route_id: one, created_at: '2026-01-01T10:00:00Z' },
+      { route_id: one, segments: 2, created_at: '2026-01-01T11:00:00Z' },
+    ]);
+    // Each upstream numbers its own messages: another route may use the same id for another message.
+    const [onOther] = await storeMessages(second, [{ route_id: other, created_at: '2026-01-01T12:00:00Z' }]);
+    await harness.db('messages').where({ id: onOne }).update({ provider_message_id: upstreamId });
+    await harness.db('messages').where({ id: onOther }).update({ provider_message_id: upstreamId });
+    await harness
+      .db('messages')
+      .where({ id: long })
+      .update({ provider_message_id: `${upstreamId}-1` });
+    await harness
+      .db('message_parts')
+      .insert([1, 2].map((part) => ({ route_id: one, provider_message_id: `${upstreamId}-${part}`, message_id: long, part_number: part })));
+
+    const found = await call('GET', `/admin/messages?provider_message_id=${upstreamId}`, { auth: 'admin' });
+    expect(found.status).to.equal(200);
+    expect(ids(found)).to.deep.equal([onOther, onOne]);
+    expect(found.body.data.map((message: { provider_message_id: string | null }) => message.provider_message_id)).to.deep.equal([upstreamId, upstreamId]);
+    expect(found.body.pagination).to.include({ total: 2 });
+    expect(ids(await call('GET', `/admin/messages?provider_message_id=${upstreamId}-2`, { auth: 'admin' }))).to.deep.equal([long]);
+    const mine = await call('GET', `/admin/messages?provider_message_id=${upstreamId}&account_id=${first.accountId}`, { auth: 'admin' });
+    expect(ids(mine)).to.deep.equal([onOne]);
+    expect(mine.body.pagination).to.include({ total: 1 });
+    const none = await call('GET', `/admin/messages?provider_message_id=${upstreamId}-3`, { auth: 'admin' });
+    expect(none.body.data).to.deep.equal([]);
+    expect(none.body.pagination).to.include({ total: 0 });
+  });
+
   it("counts every account's messages exactly without filters or by status alone", async () => {
     const tenant = await createTenant();
     await storeMessages(tenant, [{ status: 'failed' }, { status: 'delivered' }]);
@@ -234,5 +268,6 @@ describe('GET /admin/messages', () => {
   it('answers 400 naming the parameter for a route id that is not a number and a status it does not know', async () => {
     expectError(await call('GET', '/admin/messages?route_id=abc', { auth: 'admin' }), 400, 'parameter_invalid', 'route_id');
     expectError(await call('GET', '/admin/messages?status=lost', { auth: 'admin' }), 400, 'parameter_invalid', 'status');
+    expectError(await call('GET', '/admin/messages?provider_message_id=', { auth: 'admin' }), 400, 'parameter_invalid', 'provider_message_id');
   });
 });

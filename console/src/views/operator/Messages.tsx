@@ -11,9 +11,9 @@ import { useListParams } from '../../lib/use-page-param';
 type Query = QueryOf<'adminListMessages'>;
 type Status = NonNullable<Query['status']>;
 const STATUSES: Status[] = ['pending', 'sent', 'delivered', 'failed', 'undelivered'];
-const FILTERS = ['to', 'account_id', 'status', 'error_code'] as const;
+const FILTERS = ['to', 'account_id', 'status', 'error_code', 'provider_message_id'] as const;
 
-/** The messages of every account, found by number, account, status or error code; a message id opens its story at once. */
+/** The messages of every account, found by number, account, status, error code or an upstream's id; a message id opens its story at once. */
 export function Messages() {
   const navigate = useNavigate();
   const { params, page, setPage, setFilters } = useListParams();
@@ -27,6 +27,7 @@ export function Messages() {
     ...(current.account_id && { account_id: current.account_id }),
     ...(current.status && { status: current.status as Status }),
     ...(current.error_code && { error_code: current.error_code }),
+    ...(current.provider_message_id && { provider_message_id: current.provider_message_id }),
   };
   const messages = useQuery({ queryKey: ['admin-messages', query], queryFn: () => unwrap(api.GET('/admin/messages', { params: { query } })) });
   function submit(event: FormEvent) {
@@ -36,7 +37,13 @@ export function Messages() {
       void navigate(`/operator/messages/${encodeURIComponent(id)}`);
       return;
     }
-    setFilters({ to: form.to.trim(), account_id: form.account_id.trim(), status: form.status, error_code: form.error_code.trim() });
+    setFilters({
+      to: form.to.trim(),
+      account_id: form.account_id.trim(),
+      status: form.status,
+      error_code: form.error_code.trim(),
+      provider_message_id: form.provider_message_id.trim(),
+    });
   }
   const field = (name: keyof typeof form) => ({
     value: form[name],
@@ -67,6 +74,10 @@ export function Messages() {
         <label>
           Error code
           <input type="search" {...field('error_code')} />
+        </label>
+        <label>
+          Provider message id
+          <input type="search" placeholder="the upstream's reference" {...field('provider_message_id')} />
         </label>
         <label>
           Message id (opens it)

@@ -3,6 +3,7 @@
 // stderr: one readable line, or one JSON object with --json, so that stdout stays parseable.
 import Table from 'cli-table3';
 import { DispatchError } from '../sdk/errors.ts';
+import type { Pagination } from './admin-client.ts';
 
 /** The exit codes, listed in `dispatch --help`. */
 export const EXIT = {
@@ -151,6 +152,19 @@ export function table(head: string[], rows: Cell[][]): string {
   const rendered = new Table({ head, style: { head: [], border: [] } });
   for (const row of rows) rendered.push(row.map(show));
   return rendered.toString();
+}
+
+/** What a list holds, in the singular and the plural: `['message', 'messages']`. */
+export type Noun = readonly [one: string, many: string];
+
+/**
+ * One page of a list: its table, then where it is in the list and how to go on. An empty page
+ * says whether the list is empty or the page is past its end.
+ */
+export function pageTable<T>(page: { data: T[]; pagination: Pagination }, [one, many]: Noun, head: string[], row: (item: T) => Cell[]): string {
+  const { page: number, pages, total, has_more: more } = page.pagination;
+  if (page.data.length === 0) return total === 0 ? `No ${many}.` : `No ${many} on page ${number} (${total} in all).`;
+  return `${table(head, page.data.map(row))}\nPage ${number} of ${pages} (${total} ${total === 1 ? one : many})${more ? `: --page ${number + 1} for more` : ''}`;
 }
 
 /** A key/value block: one `key  value` line per field, keys aligned. */

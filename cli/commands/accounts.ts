@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import type { Account, AccountStatusAction, AdminPage, Balance } from '../admin-client.ts';
 import { adminOptions, number, positiveInteger, run } from '../context.ts';
-import { fields, money, table } from '../output.ts';
+import { fields, money, pageTable } from '../output.ts';
 
 export const showAccount = (account: Account) =>
   fields([
@@ -23,10 +23,8 @@ export const showBalance = (balance: Balance) =>
     ['As of', balance.as_of],
   ]);
 
-const showAccountPage = (page: AdminPage<Account>) => {
-  if (page.data.length === 0)
-    return page.pagination.total === 0 ? 'No accounts.' : `No accounts on page ${page.pagination.page} (${page.pagination.total} in all).`;
-  const rows = page.data.map((account) => [
+const showAccountPage = (page: AdminPage<Account>) =>
+  pageTable(page, ['account', 'accounts'], ['ID', 'Name', 'Email', 'Status', 'Balance', 'Created'], (account) => [
     account.id,
     account.name,
     account.email,
@@ -34,8 +32,6 @@ const showAccountPage = (page: AdminPage<Account>) => {
     money(account.balance, account.currency),
     account.created_at,
   ]);
-  return `${table(['ID', 'Name', 'Email', 'Status', 'Balance', 'Created'], rows)}\nPage ${page.pagination.page} of ${page.pagination.pages} (${page.pagination.total} in all)`;
-};
 
 const STATUSES = ['active', 'suspended', 'closed'] as const;
 

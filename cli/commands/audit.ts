@@ -2,14 +2,17 @@
 import { Command } from 'commander';
 import type { AdminPage, AuditLogEntry } from '../admin-client.ts';
 import { adminOptions, pageFlags, pageQuery, run, type PageOptions } from '../context.ts';
-import { table } from '../output.ts';
+import { pageTable } from '../output.ts';
 
-const showAuditPage = (page: AdminPage<AuditLogEntry>) => {
-  if (page.data.length === 0)
-    return page.pagination.total === 0 ? 'No audit log entries.' : `No entries on page ${page.pagination.page} (${page.pagination.total} in all).`;
-  const rows = page.data.map((entry) => [entry.created_at, entry.operator.name, entry.action, entry.target_type, entry.target_id, entry.reason]);
-  return `${table(['When', 'Operator', 'Action', 'Target type', 'Target', 'Reason'], rows)}\nPage ${page.pagination.page} of ${page.pagination.pages} (${page.pagination.total} in all)`;
-};
+const showAuditPage = (page: AdminPage<AuditLogEntry>) =>
+  pageTable(page, ['entry', 'entries'], ['When', 'Operator', 'Action', 'Target type', 'Target', 'Reason'], (entry) => [
+    entry.created_at,
+    entry.operator.name,
+    entry.action,
+    entry.target_type,
+    entry.target_id,
+    entry.reason,
+  ]);
 
 export function auditCommand(): Command {
   return adminOptions(

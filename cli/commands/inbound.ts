@@ -4,7 +4,7 @@ import type { InboundMessage, Page } from '../../sdk/index.ts';
 import { customerOptions, pageFlags, pageQuery, type PageOptions, positiveInteger, run, timestamp } from '../context.ts';
 import { follow } from '../follow.ts';
 import { InboundTail } from '../inbound-tail.ts';
-import { EXIT, table } from '../output.ts';
+import { EXIT, pageTable } from '../output.ts';
 
 const inboundLine = (message: InboundMessage) =>
   [
@@ -18,13 +18,15 @@ const inboundLine = (message: InboundMessage) =>
     .filter((part) => part !== '')
     .join('  ');
 
-const showPage = (page: Page<InboundMessage>) => {
-  if (page.data.length === 0)
-    return page.pagination.total === 0 ? 'No inbound messages.' : `No inbound messages on page ${page.pagination.page} (${page.pagination.total} in all).`;
-  const { page: number, pages, total } = page.pagination;
-  const rows = page.data.map((message) => [message.id, message.from, message.to, message.body, message.keyword, message.received_at]);
-  return `${table(['ID', 'From', 'To', 'Body', 'Keyword', 'Received'], rows)}\nPage ${number} of ${pages} (${total} inbound message${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
-};
+const showPage = (page: Page<InboundMessage>) =>
+  pageTable(page, ['inbound message', 'inbound messages'], ['ID', 'From', 'To', 'Body', 'Keyword', 'Received'], (message) => [
+    message.id,
+    message.from,
+    message.to,
+    message.body,
+    message.keyword,
+    message.received_at,
+  ]);
 
 interface ListOptions extends PageOptions {
   from?: string;

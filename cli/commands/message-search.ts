@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import type { AdminMessage, AdminPage } from '../admin-client.ts';
 import { adminOptions, pageFlags, pageQuery, positiveInteger, run, type PageOptions } from '../context.ts';
-import { money, table } from '../output.ts';
+import { money, pageTable } from '../output.ts';
 
 const STATUSES = ['pending', 'sent', 'delivered', 'failed', 'undelivered'] as const;
 
@@ -16,10 +16,8 @@ interface SearchOptions extends PageOptions {
   providerId?: string;
 }
 
-const showFound = (page: AdminPage<AdminMessage>) => {
-  if (page.data.length === 0)
-    return page.pagination.total === 0 ? 'No message matches.' : `No messages on page ${page.pagination.page} (${page.pagination.total} in all).`;
-  const rows = page.data.map((message) => [
+const showFound = (page: AdminPage<AdminMessage>) =>
+  pageTable(page, ['message', 'messages'], ['ID', 'Account', 'To', 'Status', 'Cost', 'Route', 'Provider id', 'Created'], (message) => [
     message.id,
     message.account_id,
     message.to,
@@ -29,9 +27,6 @@ const showFound = (page: AdminPage<AdminMessage>) => {
     message.provider_message_id,
     message.created_at,
   ]);
-  const { page: number, pages, total } = page.pagination;
-  return `${table(['ID', 'Account', 'To', 'Status', 'Cost', 'Route', 'Provider id', 'Created'], rows)}\nPage ${number} of ${pages} (${total} in all)`;
-};
 
 export function messageSearchCommand(): Command {
   return adminOptions(

@@ -14,7 +14,7 @@ import {
   type MessageOptions,
   timestamp,
 } from '../context.ts';
-import { EXIT, type ExitCode, exitCodeFor, fields, money, type Output, table, UsageError } from '../output.ts';
+import { EXIT, type ExitCode, exitCodeFor, fields, money, type Output, pageTable, UsageError } from '../output.ts';
 import { showPreview } from '../preview.ts';
 
 const STATUSES = ['pending', 'sent', 'delivered', 'failed', 'undelivered'] as const;
@@ -44,29 +44,19 @@ export const showMessage = (message: Message) =>
     ['Failed', message.failed_at],
   ]);
 
-/** A `Send at` column only when some message of the page is scheduled. */
-export const messageTable = (messages: Message[]) => {
-  const scheduled = messages.some((message) => message.send_at);
-  return table(
-    ['ID', 'To', 'From', 'Status', 'Cost', 'Error', 'Created', ...(scheduled ? ['Send at'] : [])],
-    messages.map((message) => [
-      message.id,
-      message.to,
-      message.from,
-      message.status,
-      money(message.cost, message.currency),
-      message.error?.code,
-      message.created_at,
-      ...(scheduled ? [message.send_at] : []),
-    ]),
-  );
-};
-
+/** A page of messages, with a `Send at` column only when some message of the page is scheduled. */
 const showPage = (page: Page<Message>) => {
-  if (page.data.length === 0)
-    return page.pagination.total === 0 ? 'No messages.' : `No messages on page ${page.pagination.page} (${page.pagination.total} in all).`;
-  const { page: number, pages, total } = page.pagination;
-  return `${messageTable(page.data)}\nPage ${number} of ${pages} (${total} message${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
+  const scheduled = page.data.some((message) => message.send_at);
+  return pageTable(page, ['message', 'messages'], ['ID', 'To', 'From', 'Status', 'Cost', 'Error', 'Created', ...(scheduled ? ['Send at'] : [])], (message) => [
+    message.id,
+    message.to,
+    message.from,
+    message.status,
+    money(message.cost, message.currency),
+    message.error?.code,
+    message.created_at,
+    ...(scheduled ? [message.send_at] : []),
+  ]);
 };
 
 interface SendOptions extends MessageOptions {

@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import type { BalanceTransaction, Page, Stats } from '../../sdk/index.ts';
 import { customerOptions, pageFlags, pageQuery, type PageOptions, run, timestamp } from '../context.ts';
-import { fields, money, table } from '../output.ts';
+import { fields, money, pageTable, table } from '../output.ts';
 
 const TRANSACTION_TYPES = ['credit', 'debit', 'refund', 'adjustment'] as const;
 const PERIODS = ['day', 'month', 'all'] as const;
@@ -22,11 +22,8 @@ export function balanceCommand(): Command {
   );
 }
 
-const showTransactions = (page: Page<BalanceTransaction>) => {
-  if (page.data.length === 0)
-    return page.pagination.total === 0 ? 'No transactions.' : `No transactions on page ${page.pagination.page} (${page.pagination.total} in all).`;
-  const { page: number, pages, total } = page.pagination;
-  const rows = page.data.map((row) => [
+const showTransactions = (page: Page<BalanceTransaction>) =>
+  pageTable(page, ['transaction', 'transactions'], ['ID', 'Type', 'Amount', 'Balance after', 'Message', 'Description', 'Created'], (row) => [
     row.id,
     row.type,
     money(row.amount, row.currency),
@@ -35,8 +32,6 @@ const showTransactions = (page: Page<BalanceTransaction>) => {
     row.description,
     row.created_at,
   ]);
-  return `${table(['ID', 'Type', 'Amount', 'Balance after', 'Message', 'Description', 'Created'], rows)}\nPage ${number} of ${pages} (${total} transaction${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
-};
 
 interface TransactionOptions extends PageOptions {
   type?: BalanceTransaction['type'];

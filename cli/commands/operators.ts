@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import type { AdminPage, CurrentOperator, Operator, OperatorRole, OperatorWithToken } from '../admin-client.ts';
 import { adminOptions, positiveInteger, run } from '../context.ts';
-import { fields, table } from '../output.ts';
+import { fields, pageTable } from '../output.ts';
 
 const ROLES: OperatorRole[] = ['viewer', 'support', 'admin'];
 
@@ -25,12 +25,15 @@ const showCurrent = (operator: CurrentOperator) =>
     ['Role', operator.role],
   ]);
 
-const showOperatorPage = (page: AdminPage<Operator>) => {
-  if (page.data.length === 0)
-    return page.pagination.total === 0 ? 'No operators.' : `No operators on page ${page.pagination.page} (${page.pagination.total} in all).`;
-  const rows = page.data.map((operator) => [operator.id, operator.name, operator.role, operator.revoked_at, operator.last_used_at, operator.created_at]);
-  return `${table(['ID', 'Name', 'Role', 'Revoked', 'Last used', 'Created'], rows)}\nPage ${page.pagination.page} of ${page.pagination.pages} (${page.pagination.total} in all)`;
-};
+const showOperatorPage = (page: AdminPage<Operator>) =>
+  pageTable(page, ['operator', 'operators'], ['ID', 'Name', 'Role', 'Revoked', 'Last used', 'Created'], (operator) => [
+    operator.id,
+    operator.name,
+    operator.role,
+    operator.revoked_at,
+    operator.last_used_at,
+    operator.created_at,
+  ]);
 
 export function operatorsCommand(): Command {
   const operators = new Command('operators').description('Create, list and revoke named operators of the admin API, each with a role (admin)');

@@ -2,15 +2,16 @@
 import { Command } from 'commander';
 import type { OptOut, OptOutImportResult, Page } from '../../sdk/index.ts';
 import { customerOptions, positiveInteger, run } from '../context.ts';
-import { EXIT, table } from '../output.ts';
+import { EXIT, pageTable } from '../output.ts';
 
-const showPage = (page: Page<OptOut>) => {
-  if (page.data.length === 0)
-    return page.pagination.total === 0 ? 'No opt-outs.' : `No opt-outs on page ${page.pagination.page} (${page.pagination.total} in all).`;
-  const { page: number, pages, total } = page.pagination;
-  const rows = page.data.map((optOut) => [optOut.number, optOut.source, optOut.keyword, optOut.reason, optOut.created_at]);
-  return `${table(['Number', 'Source', 'Keyword', 'Reason', 'Created'], rows)}\nPage ${number} of ${pages} (${total} opt-out${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
-};
+const showPage = (page: Page<OptOut>) =>
+  pageTable(page, ['opt-out', 'opt-outs'], ['Number', 'Source', 'Keyword', 'Reason', 'Created'], (optOut) => [
+    optOut.number,
+    optOut.source,
+    optOut.keyword,
+    optOut.reason,
+    optOut.created_at,
+  ]);
 
 const showImport = (result: OptOutImportResult) =>
   [

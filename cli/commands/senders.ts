@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import type { AdminClient, AdminPage, AdminSender, Sender, SenderAction } from '../admin-client.ts';
 import { adminOptions, customerOptions, positiveInteger, run } from '../context.ts';
-import { fields, table, UsageError } from '../output.ts';
+import { fields, pageTable, UsageError } from '../output.ts';
 
 export const showSender = (sender: Sender) =>
   fields([
@@ -24,16 +24,15 @@ const ACTIONS: [SenderAction, string][] = [
 
 const STATUSES = ['pending', 'approved', 'rejected', 'suspended'] as const;
 
-const pageFooter = ({ pagination }: { pagination: AdminPage<unknown>['pagination'] }) =>
-  `Page ${pagination.page} of ${pagination.pages} (${pagination.total} in all)`;
-
 const showAdminPage = (page: AdminPage<AdminSender>) =>
-  page.data.length === 0
-    ? 'No senders.'
-    : `${table(
-        ['ID', 'Account', 'Sender ID', 'Type', 'Status', 'Created'],
-        page.data.map((sender) => [sender.id, sender.account_id, sender.sender_id, sender.type, sender.status, sender.created_at]),
-      )}\n${pageFooter(page)}`;
+  pageTable(page, ['sender', 'senders'], ['ID', 'Account', 'Sender ID', 'Type', 'Status', 'Created'], (sender) => [
+    sender.id,
+    sender.account_id,
+    sender.sender_id,
+    sender.type,
+    sender.status,
+    sender.created_at,
+  ]);
 
 /** Sender ids look like this; anything else is a sender's text, looked up across accounts. */
 const SENDER_ID = /^snd_[0-9A-Za-z]+$/;
@@ -112,12 +111,14 @@ export function sendersCommand(): Command {
         }
         const page = await (await sdk()).senders.list(query);
         out.result(page, () =>
-          page.data.length === 0
-            ? 'No senders.'
-            : `${table(
-                ['ID', 'Sender ID', 'Type', 'Status', 'Approved', 'Created'],
-                page.data.map((sender) => [sender.id, sender.sender_id, sender.type, sender.status, sender.approved_at, sender.created_at]),
-              )}\n${pageFooter(page)}`,
+          pageTable(page, ['sender', 'senders'], ['ID', 'Sender ID', 'Type', 'Status', 'Approved', 'Created'], (sender) => [
+            sender.id,
+            sender.sender_id,
+            sender.type,
+            sender.status,
+            sender.approved_at,
+            sender.created_at,
+          ]),
         );
       }),
   );

@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Page, WebhookAttempt, WebhookEndpoint } from '../../sdk/index.ts';
 import { customerOptions, integer, list, positiveInteger, run } from '../context.ts';
-import { fields, table } from '../output.ts';
+import { fields, pageTable, table } from '../output.ts';
 
 /** The subscribable event types (openapi.yaml's CreateWebhookEndpointRequest). */
 const EVENT_TYPES = ['*', 'message.sent', 'message.delivered', 'message.failed', 'message.received', 'recipient.opted_out', 'recipient.opted_in'];
@@ -19,11 +19,8 @@ const showEndpoints = (endpoints: WebhookEndpoint[]) =>
 /** A secret is printed once by the API; say so where a person reads it. */
 const showSecret = (pairs: [string, unknown][]) => `${fields(pairs)}\nKeep the signing secret now: it is never shown again.`;
 
-const showAttempts = (page: Page<WebhookAttempt>) => {
-  if (page.data.length === 0)
-    return page.pagination.total === 0 ? 'No delivery attempts.' : `No attempts on page ${page.pagination.page} (${page.pagination.total} in all).`;
-  const { page: number, pages, total } = page.pagination;
-  const rows = page.data.map((attempt) => [
+const showAttempts = (page: Page<WebhookAttempt>) =>
+  pageTable(page, ['delivery attempt', 'delivery attempts'], ['Time', 'Event', 'Attempt', 'Outcome', 'Status', 'Error', 'ms'], (attempt) => [
     attempt.created_at,
     attempt.event_id,
     attempt.attempt,
@@ -32,8 +29,6 @@ const showAttempts = (page: Page<WebhookAttempt>) => {
     attempt.error,
     attempt.duration_ms,
   ]);
-  return `${table(['Time', 'Event', 'Attempt', 'Outcome', 'Status', 'Error', 'ms'], rows)}\nPage ${number} of ${pages} (${total} attempt${total === 1 ? '' : 's'})${page.pagination.has_more ? `: --page ${number + 1} for more` : ''}`;
-};
 
 function graceSeconds(value: string): number {
   const seconds = integer(value);

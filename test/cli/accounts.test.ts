@@ -21,7 +21,7 @@ describe('dispatch accounts list|suspend|close|reactivate and dispatch audit', f
     expect(human.stdout)
       .to.include(first.id)
       .and.include(second.id)
-      .and.match(/Page 1 of 1 \(2 in all\)/);
+      .and.match(/Page 1 of 1 \(2 accounts\)$/m);
     expect(human.stdout.indexOf(second.id)).to.be.below(human.stdout.indexOf(first.id));
 
     const suspended = await cliJson<Page<Schemas['Account']>>(['accounts', 'list', '--q', tag, '--status', 'suspended']);
@@ -59,7 +59,7 @@ describe('dispatch accounts list|suspend|close|reactivate and dispatch audit', f
     expect(human.stdout)
       .to.include('account.suspend')
       .and.include('Fraud check')
-      .and.match(/\(2 in all\)/);
+      .and.match(/\(2 entries\)$/m);
     expect(human.stdout.indexOf('account.suspend')).to.be.below(human.stdout.indexOf('account.create'));
 
     const page = await cliJson<Page<Schemas['AuditLogEntry']>>([

@@ -119,10 +119,10 @@ describe('dispatch: operator lists', function () {
 
     const human = await cli(['messages', 'search', '--to', to, '--account', tenant.accountId]);
     expect(human.code, human.stderr).to.equal(0);
-    expect(human.stdout).to.include(sent.body.data.id).and.include(tenant.accountId).and.include(upstreamId).and.include('(1 in all)');
+    expect(human.stdout).to.include(sent.body.data.id).and.include(tenant.accountId).and.include(upstreamId).and.include('Page 1 of 1 (1 message)\n');
 
     const none = await cli(['messages', 'search', '--provider-id', `${upstreamId}-none`]);
-    expect(none.stdout).to.equal('No message matches.\n');
+    expect(none.stdout).to.equal('No messages.\n');
   });
 
   it("messages story with only an API key tells the key's own message through the customer API, and no other account's", async () => {

@@ -48,7 +48,7 @@ describe('dispatch webhooks', function () {
     expect(attempts.pagination).to.include({ page: 1, total: 1 });
     const human = await cli(['webhooks', 'attempts', id!], { apiKey: tenant.key });
     expect(human.code, human.stderr).to.equal(0);
-    expect(human.stdout).to.include(event.id).and.include('Page 1 of 1 (1 attempt)');
+    expect(human.stdout).to.include(event.id).and.include('Page 1 of 1 (1 delivery attempt)');
     expect((await cli(['webhooks', 'attempts', id!, '--outcome', 'failed'], { apiKey: tenant.key })).stdout).to.equal('No delivery attempts.\n');
   });
 

@@ -3,9 +3,9 @@ import { runPrepared } from './statements.ts';
 import { STRIPE_OF_EXITED_BACKEND } from './messages.ts';
 
 /**
- * Reads the message statistics that the triggers of migrations 20261124040000 and 20261126030000
- * keep in message_stats and message_stat_details (hour buckets in UTC, one row per backend stripe):
- * a read sums the stripes of the range's hours, never a message.
+ * Reads the message statistics that the triggers of migrations 20261124040000, 20261126030000 and
+ * 20261129010000 keep in message_stats and message_stat_details (hour buckets in UTC, one row per
+ * backend stripe): a read sums the stripes of the range's hours, never a message.
  */
 
 export type StatsDimension = 'account' | 'route' | 'country';
@@ -40,11 +40,13 @@ export interface StatsRow extends StatsKey {
   max_currency: string | null;
   /** `<code>:<count>` pairs, comma-separated, a code once per stripe that counted it; null when nothing failed. */
   failures: string | null;
+  /** Settled submissions to upstreams as `<outcome>:<count>` pairs, like `failures`; null when none was counted. */
+  submits: string | null;
   /** Delivered messages by latency bucket: each stripe's counts as an array literal (`{0,3,...}`), `;`-separated; null when no stripe counted a delivery. */
   latency: string | null;
 }
 
-/** Calls `visit` with each `<key>:<count>` pair of a row's failures or latency buckets, in no particular order. */
+/** Calls `visit` with each `<key>:<count>` pair of a row's failures or submits, in no particular order. */
 export function forEachPair(pairs: string | null, visit: (key: string, count: number) => void): void {
   if (pairs === null) return;
   let start = 0;
@@ -99,16 +101,18 @@ function keyColumns(selection: StatsSelection): { expression: string; name: stri
 }
 
 /**
- * One row per group in one statement: one aggregation over the counter rows and the failure rows
- * together (`UNION ALL`), which adds up the counters and folds the stripes' latency arrays and the
- * failures by code into one text each. A grouped read of many hours thus costs the
- * process a row per group, not a row per bucket, and the plan has no join to choose: joining the
- * counters' groups to the details' as two aggregates let a generic plan that expected one group
- * rescan the details' aggregate once per group (218 ms for 144 groups of a day by hour, route and
- * country, against 6 ms). The stripes are not summed first: a code may appear in a text once per
- * stripe (and with a count of 0), a latency array once per stripe, and the reader adds them up,
- * which costs PostgreSQL a third less than a second aggregation, and half what adding the arrays
- * up in SQL costs (`pgbench` of the statement alone).
+ * One row per group in one statement: one aggregation over the counter rows and the detail rows
+ * together (`UNION ALL`), which adds up the counters and folds the stripes' latency arrays, the
+ * failures by code and the submissions by outcome into one text each. A grouped read of many
+ * hours thus costs the process a row per group, not a row per bucket, and the plan has no join to
+ * choose: joining the counters' groups to the details' as two aggregates let a generic plan that
+ * expected one group rescan the details' aggregate once per group (218 ms for 144 groups of a day
+ * by hour, route and country, against 6 ms). The stripes are not summed first: a code may appear
+ * in a text once per stripe (and with a count of 0), a latency array once per stripe, and the
+ * reader adds them up, which costs PostgreSQL a third less than a second aggregation, and half
+ * what adding the arrays up in SQL costs (`pgbench` of the statement alone). A group is answered
+ * when it has counter rows or submissions: a route that only passed messages on, or refused them,
+ * carried no message, and may have no counter row.
  */
 export function statsStatement(selection: StatsSelection): { text: string; values: unknown[] } {
   const keys = keyColumns(selection);
@@ -118,33 +122,35 @@ export function statsStatement(selection: StatsSelection): { text: string; value
   const range = `s.hour >= ($1::timestamptz AT TIME ZONE 'UTC') AND s.hour < ($2::timestamptz AT TIME ZONE 'UTC') ${selection.accountId === undefined ? '' : 'AND s.account_id = $3'}`;
   const counters = ['pending', 'sent', 'delivered', 'failed', 'undelivered'];
   const text = `WITH summed AS (
-       SELECT ${keyed([...counters.map((counter) => `s.${counter}`), 's.cost', 'a.currency', 's.latency', 'NULL AS key', 'NULL::int8 AS count'])}
+       SELECT ${keyed([...counters.map((counter) => `s.${counter}`), 's.cost', 'a.currency', 's.latency', 'NULL AS kind', 'NULL AS key', 'NULL::int8 AS count'])}
        FROM message_stats s JOIN accounts a ON a.id = s.account_id
        WHERE ${range}
        UNION ALL
-       SELECT ${keyed([...counters.map(() => 'NULL'), 'NULL', 'NULL', 'NULL', 's.key', 's.count'])}
+       SELECT ${keyed([...counters.map(() => 'NULL'), 'NULL', 'NULL', 'NULL', 's.kind', 's.key', 's.count'])}
        FROM message_stat_details s
        WHERE ${range}
      )
      SELECT ${[
        ...keys.map(({ shown }) => shown),
-       ...counters.map((counter) => `sum(${counter})::int8 AS ${counter}`),
-       'sum(cost) AS cost',
+       // A group of submissions alone has no counter row to add up.
+       ...counters.map((counter) => `coalesce(sum(${counter}), 0)::int8 AS ${counter}`),
+       'coalesce(sum(cost), 0) AS cost',
        'min(currency) AS min_currency',
        'max(currency) AS max_currency',
-       `string_agg(key || ':' || count, ',') AS failures`,
+       `string_agg(key || ':' || count, ',') FILTER (WHERE kind = 'failure') AS failures`,
+       `string_agg(key || ':' || count, ',') FILTER (WHERE kind = 'submit') AS submits`,
        `string_agg(latency::text, ';') AS latency`,
      ].join(', ')}
      FROM summed
      ${groupBy(names)}
-     HAVING count(pending) > 0
+     HAVING count(pending) > 0 OR count(*) FILTER (WHERE kind = 'submit') > 0
      ${names.length === 0 ? '' : `ORDER BY ${names.join(', ')}`}`;
   return { text, values: [selection.from.toISOString(), selection.to.toISOString(), ...(selection.accountId === undefined ? [] : [selection.accountId])] };
 }
 
 /**
  * Per group (or for the whole selection when nothing is grouped): counts by status, cost, failures
- * by code, delivered messages by latency bucket. Unnamed, so planned for each call's range: as a
+ * by code, delivered messages by latency bucket, submissions by outcome. Unnamed, so planned for each call's range: as a
  * prepared statement its generic plan expected one row and sorted some 1,500 to group them, where
  * a plan for the call's values hashes them.
  */

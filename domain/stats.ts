@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { SubmissionOutcome } from '../db/message-attempts.ts';
 import {
   foldMessageStats,
   forEachBucketCount,
@@ -33,6 +34,12 @@ export interface StatsFigures {
   failures: { code: string; count: number }[];
   cost: string;
   latencyMs: { p50: number | null; p95: number | null };
+  /**
+   * Settled submissions to upstreams by outcome: one per route a message was offered to, counted
+   * on that route (a message is counted on the route that carried it), in its message's hour.
+   */
+  submits: Record<SubmissionOutcome, number>;
+  submitSuccessRate: number | null;
 }
 
 /** What a group is the figures of: its period (as a date), account, route and country, as selected. */
@@ -98,6 +105,7 @@ interface Tally {
   /** Delivered messages per latency bucket, and their sum. */
   latency: number[];
   delivered: number;
+  submits: Record<SubmissionOutcome, number>;
 }
 
 const emptyTally = (): Tally => ({
@@ -106,6 +114,7 @@ const emptyTally = (): Tally => ({
   failures: new Map(),
   latency: new Array<number>(LAST_LATENCY_BUCKET + 1).fill(0),
   delivered: 0,
+  submits: { accepted: 0, rejected: 0, retryable: 0, unknown: 0 },
 });
 
 /** Adds one row's sums to each of `tallies` (its group's and the totals), its pairs parsed once. */
@@ -123,6 +132,10 @@ function addRow(row: StatsRow, tallies: Tally[]): void {
   forEachPair(row.failures, (code, count) => {
     for (const tally of tallies) tally.failures.set(code, (tally.failures.get(code) ?? 0) + count);
   });
+  forEachPair(row.submits, (outcome, count) => {
+    // The trigger counts only settled outcomes (migration 20261129010000): every key is one of these.
+    for (const tally of tallies) tally.submits[outcome as SubmissionOutcome] += count;
+  });
   forEachBucketCount(row.latency, (bucket, count) => {
     for (const tally of tallies) {
       tally.latency[bucket] += count;
@@ -131,13 +144,17 @@ function addRow(row: StatsRow, tallies: Tally[]): void {
   });
 }
 
+/** A share to 4 decimal places; null when there is nothing to share. */
+const rate = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
+
+const submitted = ({ accepted, rejected, retryable, unknown }: Tally['submits']) => accepted + rejected + retryable + unknown;
+
 function figuresOf(tally: Tally): StatsFigures {
   const { delivered, undelivered, failed } = tally.byStatus;
-  const settled = delivered + undelivered + failed;
   return {
     messages: MESSAGE_STATUSES.reduce((sum, status) => sum + tally.byStatus[status], 0),
     byStatus: tally.byStatus,
-    deliveryRate: settled === 0 ? null : Math.round((delivered / settled) * 10_000) / 10_000,
+    deliveryRate: rate(delivered, delivered + undelivered + failed),
     // A code whose failures all moved on (a stripe counted one, another took it back) sums to 0.
     failures: [...tally.failures]
       .filter(([, count]) => count !== 0)
@@ -145,6 +162,8 @@ function figuresOf(tally: Tally): StatsFigures {
       .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code)),
     cost: fromUnits(tally.cost),
     latencyMs: { p50: quantile(tally.latency, tally.delivered, 0.5), p95: quantile(tally.latency, tally.delivered, 0.95) },
+    submits: tally.submits,
+    submitSuccessRate: rate(tally.submits.accepted, submitted(tally.submits)),
   };
 }
 
@@ -176,7 +195,8 @@ export async function messageStats(db: Knex, request: StatsRequest, now = new Da
     const tally = emptyTally();
     addRow(row, [tally, totals]);
     const figures = figuresOf(tally);
-    if (figures.messages > 0) groups.push(Object.assign(keyFields(row), figures));
+    // A route that only passed messages on, or refused them, has submissions but no message.
+    if (figures.messages > 0 || submitted(figures.submits) > 0) groups.push(Object.assign(keyFields(row), figures));
   }
   return {
     from: selection.from,

@@ -324,6 +324,8 @@ const toStatsFigures = (figures: StatsFigures): Schemas['StatsFigures'] => ({
   failures: figures.failures,
   cost: toAmount(figures.cost),
   latency_ms: figures.latencyMs,
+  submits: figures.submits,
+  submit_success_rate: figures.submitSuccessRate,
 });
 
 export function toStats(stats: Stats, currency: string | null = stats.currency): Schemas['Stats'] {

@@ -516,8 +516,10 @@ export interface paths {
          *     the delivery rate (`delivered` / (`delivered` + `undelivered` + `failed`), `null` while
          *     none has reached one of these), failures by error code (`failed` and `undelivered`
          *     messages by `error.code`), their cost, and the latency from acceptance (`created_at`) to
-         *     `delivered_at` of delivered messages at the 50th and 95th percentiles. Figures come
-         *     from counters kept as messages change, so they are current and cheap at any volume.
+         *     `delivered_at` of delivered messages at the 50th and 95th percentiles, and the
+         *     submissions of the messages to upstream routes by outcome, with the share accepted.
+         *     Figures come from counters kept as messages change, so they are current and cheap at
+         *     any volume.
          *
          *     The range is `from` (inclusive) to `to` (exclusive), default the last 24 hours, at most
          *     366 days; both are widened to whole UTC hours (the counters' grain) and the answer says
@@ -525,8 +527,11 @@ export interface paths {
          *     `group_by` (a comma-separated list of `route` and `country`) splits them by the route
          *     that carried each message (`route_id` `null`: no route has carried it: still pending,
          *     refused, or failed without a route accepting it) and by destination country (ISO
-         *     3166-1 alpha-2; `null` when unknown). Only groups with messages are listed, in
-         *     ascending order of period, route and country (`null` last).
+         *     3166-1 alpha-2; `null` when unknown). Submissions are grouped by the route each was made
+         *     to: a message offered to two routes counts one submission on each, and is itself
+         *     counted on the route that carried it. Only groups with messages or submissions are
+         *     listed (a route that only refused messages, or passed them on, lists its submissions
+         *     with `messages` 0), in ascending order of period, route and country (`null` last).
          *     Latency is read from log-spaced buckets (50 ms to about 77 minutes, each about 41%
          *     wider than the last) and interpolated within its bucket.
          */
@@ -3030,6 +3035,34 @@ export interface components {
                 p50: number | null;
                 p95: number | null;
             };
+            /**
+             * @description The messages' submissions to upstream routes whose outcome is known, by outcome. One
+             *     submission is one offer of a message to one route: a message offered to two routes
+             *     (failover) counts one on each, in the group of the route it was offered to, and a
+             *     message never offered to a route counts none. A submission counts once its answer is
+             *     recorded, in the hour the message was created (like every figure here, so a range
+             *     selects a message's submissions with the message). Absent from answers of Dispatch
+             *     before it counted submissions.
+             */
+            submits?: {
+                /** @description The upstream took the message. */
+                accepted: number;
+                /** @description The upstream refused it for good; the message failed and no other route was tried. */
+                rejected: number;
+                /** @description The upstream refused it for now, or could not be reached; the next route was tried. */
+                retryable: number;
+                /**
+                 * @description No complete answer (a timeout, a connection lost mid-answer, Dispatch stopped
+                 *     before recording it): the upstream may have taken it.
+                 */
+                unknown: number;
+            };
+            /**
+             * @description `submits.accepted` / (`accepted` + `rejected` + `retryable` + `unknown`), to 4 decimal
+             *     places; `null` when that is 0. Absent from answers of Dispatch before it counted
+             *     submissions.
+             */
+            submit_success_rate?: number | null;
         };
         /**
          * @description The figures of one group; it names only the keys the request grouped by: `period_start`
@@ -3056,7 +3089,7 @@ export interface components {
             group_by: ("account" | "route" | "country")[];
             currency: string | null;
             totals: components["schemas"]["StatsFigures"];
-            /** @description One item per group that has messages; empty when neither `interval` nor `group_by` is given. */
+            /** @description One item per group that has messages or submissions; empty when neither `interval` nor `group_by` is given. */
             groups: components["schemas"]["StatsGroup"][];
         };
         /** @description Message statistics. */
@@ -5987,7 +6020,14 @@ export interface operations {
                      *           "latency_ms": {
                      *             "p50": 1840,
                      *             "p95": 6210
-                     *           }
+                     *           },
+                     *           "submits": {
+                     *             "accepted": 1227,
+                     *             "rejected": 0,
+                     *             "retryable": 48,
+                     *             "unknown": 2
+                     *           },
+                     *           "submit_success_rate": 0.9608
                      *         },
                      *         "groups": [
                      *           {
@@ -6015,7 +6055,14 @@ export interface operations {
                      *             "latency_ms": {
                      *               "p50": 1790,
                      *               "p95": 5980
-                     *             }
+                     *             },
+                     *             "submits": {
+                     *               "accepted": 985,
+                     *               "rejected": 0,
+                     *               "retryable": 32,
+                     *               "unknown": 0
+                     *             },
+                     *             "submit_success_rate": 0.9685
                      *           },
                      *           {
                      *             "country": "US",
@@ -6042,7 +6089,14 @@ export interface operations {
                      *             "latency_ms": {
                      *               "p50": 2010,
                      *               "p95": 7020
-                     *             }
+                     *             },
+                     *             "submits": {
+                     *               "accepted": 242,
+                     *               "rejected": 0,
+                     *               "retryable": 16,
+                     *               "unknown": 2
+                     *             },
+                     *             "submit_success_rate": 0.9308
                      *           }
                      *         ]
                      *       },
@@ -7682,7 +7736,14 @@ export interface operations {
                      *           "latency_ms": {
                      *             "p50": 1500,
                      *             "p95": 2100
-                     *           }
+                     *           },
+                     *           "submits": {
+                     *             "accepted": 2,
+                     *             "rejected": 0,
+                     *             "retryable": 2,
+                     *             "unknown": 0
+                     *           },
+                     *           "submit_success_rate": 0.5
                      *         },
                      *         "groups": [
                      *           {
@@ -7707,7 +7768,14 @@ export interface operations {
                      *             "latency_ms": {
                      *               "p50": 1500,
                      *               "p95": 2100
-                     *             }
+                     *             },
+                     *             "submits": {
+                     *               "accepted": 2,
+                     *               "rejected": 0,
+                     *               "retryable": 2,
+                     *               "unknown": 0
+                     *             },
+                     *             "submit_success_rate": 0.5
                      *           }
                      *         ]
                      *       },

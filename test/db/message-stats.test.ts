@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
+import { beginSubmissions, settleSubmission } from '../../db/message-attempts.ts';
 import { forEachBucketCount, forEachPair, readMessageStats } from '../../db/message-stats.ts';
-import { insertMessages, moveMessageStatus, type NewMessage } from '../../db/messages.ts';
+import { insertMessages, markMessagesSent, moveMessageStatus, type NewMessage } from '../../db/messages.ts';
 import { newId } from '../../domain/ids.ts';
-import { createTenant, type Tenant } from '../support/fixtures.ts';
+import { foldStatsStripes, messageStats } from '../../domain/stats.ts';
+import { createTenant, sendingTenant, storeMessages, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 import { beforeMigration } from '../support/sibling-database.ts';
 
@@ -265,5 +267,114 @@ describe('reading the latency arrays of a statistics row', () => {
       [3, 1024],
     ]);
     forEachBucketCount(null, () => expect.fail('a row without deliveries has no counts'));
+  });
+});
+
+describe('the count of settled submissions', () => {
+  const HOUR_MS = 3_600_000;
+
+  /** The account's submissions by route and outcome, as the statistics of the last four hours answer them. */
+  async function submitsByRoute(accountId: string) {
+    const stats = await messageStats(harness.db, {
+      accountId,
+      from: new Date(Date.now() - 4 * HOUR_MS).toISOString(),
+      to: new Date(Date.now() + HOUR_MS).toISOString(),
+      groupBy: 'route',
+    });
+    return {
+      groups: stats.groups.map((group) => ({ route_id: group.route_id, messages: group.messages, submits: group.submits, rate: group.submitSuccessRate })),
+      totals: { submits: stats.totals.submits, rate: stats.totals.submitSuccessRate },
+    };
+  }
+
+  /** The stripes of the account's submission rows. */
+  const submitStripes = async (accountId: string) =>
+    (await harness.db('message_stat_details').where({ account_id: accountId, kind: 'submit' }).pluck('stripe')).map(Number);
+
+  it('counts a submission once, on its route, when it leaves submitting (settled alone or with the move to sent), and the fold keeps the counts', async () => {
+    const tenant = await sendingTenant({ routes: [{}, {}] });
+    const [firstRoute, secondRoute] = tenant.routeIds;
+    // A minute into the hour three hours back: an hour the fold takes.
+    const created_at = new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 3 * HOUR_MS + 60_000);
+    const [failedOver, refused] = await storeMessages(tenant, [
+      { status: 'pending', country: 'US', created_at },
+      { status: 'pending', country: 'US', created_at },
+    ]);
+    const [firstTry, refusal] = (await beginSubmissions(harness.db, [
+      { messageId: failedOver, routeId: firstRoute },
+      { messageId: refused, routeId: firstRoute },
+    ])) as number[];
+    expect(await settleSubmission(harness.db, firstTry, { outcome: 'retryable', errorCode: 'provider_unavailable' })).to.equal(true);
+    expect(await settleSubmission(harness.db, refusal, { outcome: 'rejected', errorCode: 'provider_rejected' })).to.equal(true);
+    const [secondTry] = (await beginSubmissions(harness.db, [{ messageId: failedOver, routeId: secondRoute }])) as number[];
+    const [sent] = await markMessagesSent(harness.db, [
+      { id: failedOver, route_id: secondRoute, provider_message_id: 'up-submits-1', attempt_id: secondTry, duration_ms: 5 },
+    ]);
+    expect(sent.status).to.equal('sent');
+
+    const expected = {
+      groups: [
+        // The first route carried no message: its submissions alone make its group.
+        { route_id: firstRoute, messages: 0, submits: { accepted: 0, rejected: 1, retryable: 1, unknown: 0 }, rate: 0 },
+        { route_id: secondRoute, messages: 1, submits: { accepted: 1, rejected: 0, retryable: 0, unknown: 0 }, rate: 1 },
+        // The refused message is still pending here, carried by no route.
+        { route_id: null, messages: 1, submits: { accepted: 0, rejected: 0, retryable: 0, unknown: 0 }, rate: null },
+      ],
+      totals: { submits: { accepted: 1, rejected: 1, retryable: 1, unknown: 0 }, rate: 0.3333 },
+    };
+    expect(await submitsByRoute(tenant.accountId)).to.deep.equal(expected);
+
+    // Settled again: refused by the guard, and counted nothing.
+    expect(await settleSubmission(harness.db, firstTry, { outcome: 'unknown', errorCode: 'provider_timeout' })).to.equal(false);
+    expect(await settleSubmission(harness.db, secondTry, { outcome: 'rejected', errorCode: 'provider_rejected' })).to.equal(false);
+    // Written again past the guard: only a move out of submitting counts.
+    await harness.db('message_attempts').whereIn('id', [firstTry, refusal, secondTry]).update({ outcome: 'unknown', duration_ms: 7 });
+    await harness.db('message_attempts').whereIn('id', [firstTry, refusal, secondTry]).update({ duration_ms: 8 });
+    expect(await submitsByRoute(tenant.accountId)).to.deep.equal(expected);
+
+    expect((await submitStripes(tenant.accountId)).every((stripe) => stripe !== 0)).to.equal(true);
+    await foldStatsStripes(harness.db, new Date());
+    expect(await submitStripes(tenant.accountId)).to.satisfy((stripes: number[]) => stripes.length > 0 && stripes.every((stripe) => stripe === 0));
+    expect(await submitsByRoute(tenant.accountId)).to.deep.equal(expected);
+  });
+});
+
+describe('the migration that counts submissions', function () {
+  this.timeout(60_000);
+
+  it('counts the submissions already settled once, and those settled after it as they settle', async () => {
+    await beforeMigration('20261129010000_count_submit_outcomes.ts', async (db, applyIt) => {
+      await db('accounts').insert({ id: 'acct_a', email: 'a@example.com', name: 'A' });
+      const base = { account_id: 'acct_a', to: '+12127000042', from: 'Dispatch', body: 'Hi', encoding: 'GSM-7', segments: 1, currency: 'USD', cost: 0.01 };
+      await db('messages').insert([
+        { ...base, id: 'msg_1', status: 'sent', country: 'US', route_id: 2 },
+        { ...base, id: 'msg_2', status: 'pending', country: 'GB' },
+      ]);
+      await db('message_attempts').insert([
+        { message_id: 'msg_1', route_id: 1, outcome: 'retryable' },
+        { message_id: 'msg_1', route_id: 2, outcome: 'accepted' },
+        { message_id: 'msg_2', route_id: 1, outcome: 'submitting' },
+      ]);
+      await applyIt();
+      const counted = async () =>
+        (
+          await db('message_stat_details')
+            .where({ account_id: 'acct_a', kind: 'submit' })
+            .orderBy(['route_id', 'country', 'key'])
+            .select('route_id', 'country', 'key', 'stripe', 'count')
+        ).map((row) => [row.route_id, row.country, row.key, row.stripe, Number(row.count)]);
+      expect(await counted()).to.deep.equal([
+        [1, 'US', 'retryable', 0, 1],
+        [2, 'US', 'accepted', 0, 1],
+      ]);
+      await db('message_attempts').where({ message_id: 'msg_2', outcome: 'submitting' }).update({ outcome: 'unknown' });
+      const [pid] = (await db('message_stat_details').where({ account_id: 'acct_a', country: 'GB' }).pluck('stripe')).map(Number);
+      expect(pid).to.not.equal(0);
+      expect(await counted()).to.deep.equal([
+        [1, 'GB', 'unknown', pid, 1],
+        [1, 'US', 'retryable', 0, 1],
+        [2, 'US', 'accepted', 0, 1],
+      ]);
+    });
   });
 });

@@ -58,6 +58,9 @@ describe('message statistics', () => {
       ],
       cost: '0.0125',
       latencyMs: { p50: null, p95: null },
+      // Stored, never offered to a route.
+      submits: { accepted: 0, rejected: 0, retryable: 0, unknown: 0 },
+      submitSuccessRate: null,
     });
   });
 });

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { seedStatsMessages, statsTotalsExact } from '../../scripts/bench/measure/stats.ts';
 import { call, expectError } from '../support/client.ts';
-import { createAdminKey, eventually, sendingTenant, storeMessages, type Tenant } from '../support/fixtures.ts';
+import { FakeHttpProvider } from '../support/fake-http-provider.ts';
+import { createAdminKey, eventually, sendingTenant, storeMessages, waitForMessage, type Tenant } from '../support/fixtures.ts';
 import { harness } from '../support/harness.ts';
 
 const STATUSES = ['pending', 'sent', 'delivered', 'failed', 'undelivered'] as const;
@@ -28,6 +29,12 @@ function countOver(rows: { status: string; cost: string; error: { code: string }
 }
 
 const figures = ({ messages, by_status, cost, failures }: Expected) => ({ messages, by_status, cost, failures });
+
+const OUTCOMES = ['accepted', 'rejected', 'retryable', 'unknown'] as const;
+
+/** Settled submissions by outcome, counted over the submission rows themselves. */
+const submitsOver = (rows: { outcome: string }[]) =>
+  Object.fromEntries(OUTCOMES.map((outcome) => [outcome, rows.filter((row) => row.outcome === outcome).length]));
 
 /** Groups are listed in ascending order of each key, null last (PostgreSQL's order). */
 const ascendingNullLast = (a: string | number | null, b: string | number | null): number => {
@@ -76,6 +83,16 @@ describe('GET /stats and GET /admin/stats', function () {
       .where({ account_id: tenant.accountId })
       .andWhere('created_at', '>', new Date(Date.now() - 86_400_000));
 
+  /** The settled submissions of those messages, each with its route and its message's country. */
+  const recentSubmissions = () =>
+    harness
+      .db('message_attempts as a')
+      .join('messages as m', 'm.id', 'a.message_id')
+      .where('m.account_id', tenant.accountId)
+      .andWhere('m.created_at', '>', new Date(Date.now() - 86_400_000))
+      .andWhereNot('a.outcome', 'submitting')
+      .select('a.route_id', 'm.country', 'a.outcome');
+
   it('reports the last 24 hours by default, equal to a count over the messages', async () => {
     const response = await call('GET', '/stats', { auth: tenant.key });
     expect(response.status).to.equal(200);
@@ -91,6 +108,10 @@ describe('GET /stats and GET /admin/stats', function () {
     expect(figures(stats.totals)).to.deep.equal(figures(expected));
     const { delivered, undelivered, failed } = expected.by_status;
     expect(stats.totals.delivery_rate).to.equal(Math.round((delivered / (delivered + undelivered + failed)) * 10_000) / 10_000);
+    // Six taken by the routes that carry them, one refused by the +33 route; none of the rest was offered to a route.
+    expect(stats.totals.submits).to.deep.equal(submitsOver(await recentSubmissions()));
+    expect(stats.totals.submits).to.deep.equal({ accepted: 6, rejected: 1, retryable: 0, unknown: 0 });
+    expect(stats.totals.submit_success_rate).to.equal(0.8571);
   });
 
   it('reads the latency of the delivered messages from their histogram', async () => {
@@ -102,25 +123,40 @@ describe('GET /stats and GET /admin/stats', function () {
     expect(latency.p95).to.be.within(latency.p50!, latencies.at(-1)! * 1.5);
   });
 
-  it('groups by route and country, each group equal to a count over its messages', async () => {
+  it('groups by route and country, each group equal to a count over its messages and its submissions', async () => {
     const response = await call('GET', '/stats?group_by=route,country', { auth: tenant.key });
     expect(response.body.data.group_by).to.deep.equal(['route', 'country']);
     const rows = await recentMessages();
-    const keys = [...new Set(rows.map((row) => JSON.stringify([row.route_id, row.country])))].map((key) => JSON.parse(key) as [number | null, string | null]);
+    const submissions = await recentSubmissions();
+    // A message's group is the route that carried it; a submission's, the route it was made to.
+    const keys = [...new Set([...rows, ...submissions].map((row) => JSON.stringify([row.route_id, row.country])))].map(
+      (key) => JSON.parse(key) as [number | null, string | null],
+    );
     const expected = keys
       .map(([routeId, country]) => ({
         route_id: routeId,
         country,
         ...figures(countOver(rows.filter((row) => row.route_id === routeId && row.country === country))),
+        submits: submitsOver(submissions.filter((row) => row.route_id === routeId && row.country === country)),
       }))
       .sort((a, b) => ascendingNullLast(a.route_id, b.route_id) || ascendingNullLast(a.country, b.country));
-    expect(response.body.data.groups.map(({ route_id, country, ...group }) => ({ route_id, country, ...figures(group) }))).to.deep.equal(expected);
+    expect(response.body.data.groups.map(({ route_id, country, submits, ...group }) => ({ route_id, country, ...figures(group), submits }))).to.deep.equal(
+      expected,
+    );
     // A message the route rejected was carried by no route: like a refused or pending one, its route_id is null.
-    expect(expected.map(({ route_id, country }) => [route_id, country])).to.deep.include.members([
-      [usRoute, 'US'],
-      [tenant.routeIds[1], 'GB'],
-      [null, 'FR'],
-      [null, null],
+    // The route that rejected it lists its submission, with no message.
+    expect(expected.map(({ route_id, country, messages }) => [route_id, country, messages])).to.deep.include.members([
+      [usRoute, 'US', 4],
+      [tenant.routeIds[1], 'GB', 2],
+      [tenant.routeIds[2], 'FR', 0],
+      [null, 'FR', 1],
+      [null, null, 2],
+    ]);
+    const rejecting = response.body.data.groups.find((group) => group.route_id === tenant.routeIds[2])!;
+    expect([rejecting.submits, rejecting.submit_success_rate, rejecting.delivery_rate]).to.deep.equal([
+      { accepted: 0, rejected: 1, retryable: 0, unknown: 0 },
+      0,
+      null,
     ]);
     const us = response.body.data.groups.find((group) => group.route_id === usRoute)!;
     expect(us.delivery_rate).to.equal(1);
@@ -196,6 +232,75 @@ describe('GET /stats and GET /admin/stats', function () {
     const response = await call('GET', '/stats', { auth: key.plain_key });
     expectError(response, 403, 'forbidden');
     expect(response.body.error.details).to.deep.equal({ required_scope: 'sms:read' });
+  });
+});
+
+describe('GET /admin/stats grouped by route: submissions to each route', function () {
+  this.timeout(60_000);
+  let primary: FakeHttpProvider;
+  let backup: FakeHttpProvider;
+
+  before(async () => {
+    [primary, backup] = await Promise.all([FakeHttpProvider.start(), FakeHttpProvider.start()]);
+  });
+
+  after(async () => {
+    await Promise.all([primary?.stop(), backup?.stop()]);
+  });
+
+  it('counts each route its own submissions by outcome, a message failed over counting one on each, with exact counts and rates', async () => {
+    const httpRoute = (provider: FakeHttpProvider, extra: Record<string, unknown> = {}) => ({
+      provider: 'http' as const,
+      config: { url: provider.url, token: 'secret-token', ...extra },
+      price: 0.01,
+    });
+    // The primary answers by the message's body: it takes one, refuses one for now (503, failed
+    // over), lets one time out (failed over, as the route says), and refuses one for good (400,
+    // the message fails). The backup takes whatever reaches it.
+    const tenant = await sendingTenant({ routes: [httpRoute(primary, { timeout_ms: 200, failover_on_timeout: true }), httpRoute(backup)] });
+    const [primaryRoute, backupRoute] = tenant.routeIds;
+    primary.behave(({ body }) => {
+      if (body === 'retry') return { status: 503 };
+      if (body === 'hang') return { hang: true };
+      if (body === 'refuse') return { status: 400, body: { error: { code: 'invalid_destination', message: 'The number is not reachable.' } } };
+      return { accept: true };
+    });
+    const ids: string[] = [];
+    for (const body of ['take', 'retry', 'hang', 'refuse']) {
+      const sent = await call('POST', '/messages/send', { auth: tenant.key, body: { to: '+14155550123', from: 'Dispatch', body } });
+      expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+      ids.push(sent.body.data.id);
+    }
+    const settled = await Promise.all(ids.map((id) => waitForMessage(tenant, id, (message) => message.status !== 'pending')));
+    expect(settled.map((message) => [message.status, message.route_id])).to.deep.equal([
+      ['sent', primaryRoute],
+      ['sent', backupRoute],
+      ['sent', backupRoute],
+      ['failed', null],
+    ]);
+
+    const answer = await call('GET', `/admin/stats?account_id=${tenant.accountId}&group_by=route`, { auth: 'admin' });
+    expect(answer.status).to.equal(200);
+    const stats = answer.body.data;
+    const health = stats.groups.map(({ route_id, messages, submits, submit_success_rate, delivery_rate }) => ({
+      route_id,
+      messages,
+      submits,
+      submit_success_rate,
+      delivery_rate,
+    }));
+    expect(health).to.deep.equal([
+      { route_id: primaryRoute, messages: 1, submits: { accepted: 1, rejected: 1, retryable: 1, unknown: 1 }, submit_success_rate: 0.25, delivery_rate: null },
+      { route_id: backupRoute, messages: 2, submits: { accepted: 2, rejected: 0, retryable: 0, unknown: 0 }, submit_success_rate: 1, delivery_rate: null },
+      // The refused message: carried by no route, and submitted to the primary only.
+      { route_id: null, messages: 1, submits: { accepted: 0, rejected: 0, retryable: 0, unknown: 0 }, submit_success_rate: null, delivery_rate: 0 },
+    ]);
+    expect([stats.totals.submits, stats.totals.submit_success_rate]).to.deep.equal([{ accepted: 3, rejected: 1, retryable: 1, unknown: 1 }, 0.5]);
+
+    // Every account's statistics, as the console's Routes view reads them: these routes serve this account alone.
+    const everyone = (await call('GET', '/admin/stats?group_by=route', { auth: 'admin' })).body.data;
+    const mine = everyone.groups.filter((group) => group.route_id === primaryRoute || group.route_id === backupRoute);
+    expect(mine).to.deep.equal(stats.groups.filter((group) => group.route_id !== null));
   });
 });
 

@@ -1,10 +1,10 @@
 /** What the bench reads from the messages table: backlog, time to sent, and the seeded history. */
 import type pg from 'pg';
 
-/** Pending messages that are due: one scheduled ahead is not a backlog. */
+/** Pending messages that are due (one scheduled ahead is not a backlog), read by the index the reconciler reads them by. */
 export async function pendingCount(pool: pg.Pool, accountId?: string): Promise<number> {
   const { rows } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM messages WHERE status = 'pending' AND (send_at IS NULL OR send_at <= now()) AND ($1::text IS NULL OR account_id = $1)`,
+    `SELECT count(*)::int AS n FROM messages WHERE status = 'pending' AND coalesce(send_at, created_at) <= now() AND ($1::text IS NULL OR account_id = $1)`,
     [accountId],
   );
   return rows[0].n;

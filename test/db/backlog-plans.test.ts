@@ -123,6 +123,47 @@ describe('a backlog the statistics have not seen', function () {
     });
   }
 
+  it('leaves messages scheduled ahead, and the jobs waiting for them, out of the search for the stranded', async () => {
+    const trx = await db.transaction();
+    try {
+      // 2,000 messages accepted an hour ago for tomorrow, in send jobs of 16 that start then; one
+      // more was due a minute and a half ago and its job died; one is due, but only 30 s ago.
+      const tomorrow = new Date(Date.now() + 86_400_000);
+      await seed(trx, 'msg_held_', 2_000, 'pending');
+      await trx('messages').where('id', 'like', 'msg_held_%').update({ send_at: tomorrow });
+      const held = Array.from({ length: 2_000 }, (_, index) => `msg_held_${index + 1}`);
+      const jobs = Array.from({ length: 2_000 / 16 }, (_, index) => ({ message_ids: held.slice(index * 16, index * 16 + 16) }));
+      await jobQueueOf(boss).enqueueMany(trx, 'sendMessage', jobs, () => ({ startAfter: tomorrow }));
+      await seed(trx, 'msg_due_', 1, 'pending');
+      await trx('messages')
+        .where({ id: 'msg_due_1' })
+        .update({ send_at: new Date(Date.now() - 90_000) });
+      await seed(trx, 'msg_just_due_', 1, 'pending');
+      await trx('messages')
+        .where({ id: 'msg_just_due_1' })
+        .update({ send_at: new Date(Date.now() - 30_000) });
+
+      const statements: Statement[] = [];
+      const capture = (query: Statement) => statements.push(query);
+      db.on('query', capture);
+      const stranded = await strandedMessageIds(trx, new Date(Date.now() - 60_000)).finally(() => db.off('query', capture));
+      const waiting = Array.from({ length: 10 }, (_, index) => `msg_waiting_${index + 1}`);
+      expect(stranded).to.have.members([...waiting, 'msg_due_1']);
+
+      const plan = planOf(
+        (await trx.raw(`EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON) ${statements[0].sql.replace(/\$\d+/g, '?')}`, statements[0].bindings as Knex.RawBinding[]))
+          .rows,
+      );
+      // Neither the held messages nor their jobs' carried ids reach the set difference.
+      const setOp = nodesOf(plan).find((node) => node['Node Type'] === 'SetOp');
+      expect(setOp, 'the set difference').to.not.equal(undefined);
+      const inputRows = (setOp!.Plans ?? []).map((input) => input['Actual Rows'] ?? 0);
+      expect(Math.max(...inputRows)).to.be.below(100);
+    } finally {
+      await trx.rollback();
+    }
+  });
+
   it('finds the stranded among a pending backlog with its live jobs by reading each job once', async () => {
     const trx = await db.transaction();
     try {

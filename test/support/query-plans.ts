@@ -4,6 +4,7 @@ export interface PlanNode {
   'Node Type'?: string;
   Schema?: string;
   'Actual Loops'?: number;
+  'Actual Rows'?: number;
   Plans?: PlanNode[];
 }
 

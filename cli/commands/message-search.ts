@@ -4,13 +4,12 @@ import { Command, Option } from 'commander';
 import type { AdminMessage, AdminPage } from '../admin-client.ts';
 import { adminOptions, pageFlags, pageQuery, positiveInteger, run, type PageOptions } from '../context.ts';
 import { money, pageTable } from '../output.ts';
-
-const STATUSES = ['pending', 'sent', 'delivered', 'failed', 'undelivered'] as const;
+import { MESSAGE_STATUSES } from './messages.ts';
 
 interface SearchOptions extends PageOptions {
   to?: string;
   account?: string;
-  status?: (typeof STATUSES)[number];
+  status?: (typeof MESSAGE_STATUSES)[number];
   route?: number;
   errorCode?: string;
   providerId?: string;
@@ -35,7 +34,7 @@ export function messageSearchCommand(): Command {
         .description("Find any account's messages, newest first (admin; --json prints {data, pagination}); messages story <id> tells one")
         .option('--to <number>', 'only messages to this number (E.164, +447400123456)')
         .option('--account <id>', 'only this account (acct_...)')
-        .addOption(new Option('--status <status>', 'only messages in this status').choices(STATUSES))
+        .addOption(new Option('--status <status>', 'only messages in this status').choices(MESSAGE_STATUSES))
         .option('--route <id>', 'only messages this route took, or last tried', positiveInteger)
         .option('--error-code <code>', 'only messages that failed with this code, e.g. provider_unavailable')
         .option('--provider-id <id>', "only the message its upstream knows by this id (the whole message's or one part's)"),

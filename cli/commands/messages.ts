@@ -17,7 +17,8 @@ import {
 import { EXIT, type ExitCode, exitCodeFor, fields, money, type Output, pageTable, UsageError } from '../output.ts';
 import { showPreview } from '../preview.ts';
 
-const STATUSES = ['pending', 'sent', 'delivered', 'failed', 'undelivered'] as const;
+/** A message's statuses, for the lists' --status. */
+export const MESSAGE_STATUSES = ['pending', 'sent', 'delivered', 'failed', 'undelivered'] as const;
 
 /** A field shown only when it has a value: most messages are sent at once, alone, and have no scheduling fields. */
 const optional = (key: string, value: unknown): [string, unknown][] => (value === null || value === undefined ? [] : [[key, value]]);
@@ -173,7 +174,7 @@ export function messagesCommand(): Command {
       messages
         .command('list')
         .description('List messages, newest first (--json prints {data, pagination})')
-        .addOption(new Option('--status <status>', 'only messages in this status').choices(STATUSES))
+        .addOption(new Option('--status <status>', 'only messages in this status').choices(MESSAGE_STATUSES))
         .option('--to <number>', 'only messages to this number')
         .option('--scheduled', 'only messages waiting for their send time (pending, sent with --at)')
         .option('--send-after <date-time>', 'only messages scheduled to go after this time', timestamp)

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { MessageRow } from './messages.ts';
+import { stillIn, type MessageRow } from './messages.ts';
 
 export type SubmissionOutcome = 'accepted' | 'rejected' | 'retryable' | 'unknown';
 
@@ -29,16 +29,17 @@ export interface SubmissionResult {
  * was not begun answers undefined.
  */
 export async function beginSubmissions(db: Knex, submissions: { messageId: string; routeId: number }[]): Promise<(number | undefined)[]> {
+  const messageIds = submissions.map(({ messageId }) => messageId);
   const { rows } = await db.raw<{ rows: { id: string; message_id: string }[] }>(
     `INSERT INTO message_attempts (message_id, route_id, outcome)
      SELECT i.message_id, i.route_id, 'submitting' FROM unnest(?::text[], ?::integer[]) AS i (message_id, route_id)
-     JOIN messages m ON m.id = i.message_id AND m.status = 'pending' FOR SHARE OF m
+     JOIN messages m ON m.id = i.message_id AND m.id = ANY(?::text[]) AND ${stillIn('m', 'pending')} FOR SHARE OF m
      RETURNING id, message_id`,
-    [submissions.map(({ messageId }) => messageId), submissions.map(({ routeId }) => routeId)],
+    [messageIds, submissions.map(({ routeId }) => routeId), messageIds],
   );
   const ids = new Map(rows.map((row) => [row.message_id, Number(row.id)]));
   // A message twice in one statement would leave one of its ids unanswered: the caller begins those one by one.
-  if (new Set(submissions.map(({ messageId }) => messageId)).size !== submissions.length) throw new Error('a message was begun twice in one batch');
+  if (new Set(messageIds).size !== submissions.length) throw new Error('a message was begun twice in one batch');
   return submissions.map(({ messageId }) => ids.get(messageId));
 }
 

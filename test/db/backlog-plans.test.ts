@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { PgBoss } from 'pg-boss';
 import { connect } from '../../db/connection.ts';
 import { migrateLatest } from '../../db/migrate.ts';
+import { beginSubmissions } from '../../db/message-attempts.ts';
 import { markMessagesReported, markMessagesSent, type MessageStatus } from '../../db/messages.ts';
 import { jobQueueOf, startQueues } from '../../db/queues.ts';
 import { strandedMessageIds } from '../../db/stranded.ts';
@@ -90,6 +91,18 @@ describe('a backlog the statistics have not seen', function () {
   }
 
   const cases: { status: MessageStatus; what: string; move: (ids: string[]) => Promise<unknown[]> }[] = [
+    {
+      status: 'pending',
+      what: 'begins a batch of submissions',
+      // Each message not stored answers undefined: none is begun.
+      move: async (ids) =>
+        (
+          await beginSubmissions(
+            db,
+            ids.map((id) => ({ messageId: id, routeId: 1 })),
+          )
+        ).filter((id) => id !== undefined),
+    },
     {
       status: 'pending',
       what: 'moves a batch to sent',

@@ -18,7 +18,7 @@ export async function strandedMessageIds(db: Knex, before: Date, limit = STRANDE
   const { rows } = await db.raw<{ rows: { id: string }[] }>(
     `SELECT m.id FROM messages m
      JOIN (SELECT id FROM messages WHERE status = 'pending' AND coalesce(send_at, created_at) < ?
-           EXCEPT ${liveJobValues(QUEUES.sendMessage.name, [...SEND_JOB_FIELDS], { startedBy: 'now()' })}) AS stranded ON stranded.id = m.id
+           EXCEPT ${liveJobValues(QUEUES.sendMessage.name, [...SEND_JOB_FIELDS], { startedOnly: true })}) AS stranded ON stranded.id = m.id
      ORDER BY m.created_at LIMIT ?`,
     [before, limit],
   );

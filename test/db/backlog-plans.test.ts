@@ -167,7 +167,8 @@ describe('a backlog the statistics have not seen', function () {
         (await trx.raw(`EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON) ${statements[0].sql.replace(/\$\d+/g, '?')}`, statements[0].bindings as Knex.RawBinding[]))
           .rows,
       );
-      // Neither the held messages nor their jobs' carried ids reach the set difference.
+      // Neither the held messages (2,000) nor their jobs' carried ids (2,000) reach the set
+      // difference: its inputs hold rows by the dozen, a count of rows, not a time.
       const setOp = nodesOf(plan).find((node) => node['Node Type'] === 'SetOp');
       expect(setOp, 'the set difference').to.not.equal(undefined);
       const inputRows = (setOp!.Plans ?? []).map((input) => input['Actual Rows'] ?? 0);

@@ -12,8 +12,9 @@ import { runPrepared, statementName } from './statements.ts';
  *   transaction. The public API takes an adapter but prepares nothing.
  * - The `pgboss.job` table (its states, `name`, `data`, `start_after`, `started_on`,
  *   `created_on`, `group_id`, `group_tier`, `priority`, `blocked`) and `pgboss.job_now()`: the
- *   reconciler's set difference against the live jobs, the queue depths the metrics read, and a
- *   fetch that takes turns between groups, none of which the public API offers.
+ *   reconciler's set difference against the live jobs, the queue depths the metrics read, a
+ *   fetch that takes turns between groups, and when the next job waiting to start falls due,
+ *   none of which the public API offers.
  */
 
 const MAX_PREPARED = 200;
@@ -89,6 +90,21 @@ export function liveJobValues(queue: string, fields: string[], { startedOnly = f
 export function noLiveJob(queue: string, fields: string[], column: string): string {
   return `NOT EXISTS (SELECT 1 FROM (${liveJobValues(queue, fields)}) AS live WHERE live.value = (${column})::text)`;
 }
+
+/**
+ * Milliseconds until the next job of `queue` waiting to start later (a scheduled send, a retry's
+ * delay) falls due by the database's clock, or undefined when none waits. pg-boss announces
+ * nothing when a job falls due, and its public API does not say when one will.
+ */
+export async function untilNextStart(boss: PgBoss, queue: string): Promise<number | undefined> {
+  const { rows } = await boss.getDb().executeSql(UNTIL_NEXT_START, [queue]);
+  return (rows as { ms: number | null }[])[0]?.ms ?? undefined;
+}
+
+// The conditions of pg-boss's partial index over waiting jobs, so that this reads only that index.
+const UNTIL_NEXT_START = `
+  SELECT extract(epoch FROM min(start_after) - pgboss.job_now())::float * 1000 AS ms
+  FROM pgboss.job WHERE name = $1 AND state < 'active' AND NOT blocked AND start_after > pgboss.job_now()`;
 
 export interface TurnOptions {
   /** Jobs of one group in flight at once, across every process: by the job's group tier, or the default. */

@@ -36,25 +36,39 @@ export interface JobQueue {
 export type JobDefaults = Partial<Record<QueueKey, { expireInSeconds?: number }>>;
 
 /**
- * Where an enqueuing transaction announces, by queue name, jobs that are due at once, so that a
- * process's job dispatcher (jobs/job-dispatcher.ts) fetches them within milliseconds of the commit
- * rather than at its next poll. PostgreSQL delivers it only on commit, once per transaction and queue.
+ * Where an enqueuing transaction announces its jobs by queue name, so that a process's job
+ * dispatcher (jobs/job-dispatcher.ts) fetches those due at once within milliseconds of the commit
+ * rather than at its next poll, and learns at once when those created to start later fall due.
+ * PostgreSQL delivers it only on commit, once per transaction and payload.
  */
 export const JOBS_CHANNEL = 'dispatch_jobs';
+const LATER = ' later';
 
-const announce = (trx: Knex.Transaction, queue: QueueKey) => trx.raw('SELECT pg_notify(?, ?)', [JOBS_CHANNEL, QUEUES[queue].name]);
-const dueNow = (options?: PerJobOptions) => !(options?.startAfter instanceof Date) || options.startAfter <= new Date();
+/** An announcement's queue, and whether its jobs start later (else at once). */
+export function announced(payload: string): { queue: string; later: boolean } {
+  const later = payload.endsWith(LATER);
+  return { queue: later ? payload.slice(0, -LATER.length) : payload, later };
+}
+
+const announce = (trx: Knex.Transaction, queue: QueueKey, jobs: { startAfter?: unknown }[]) => {
+  const now = new Date();
+  const later = jobs.filter((job) => job.startAfter instanceof Date && job.startAfter > now).length;
+  return sideBySide([
+    later < jobs.length && trx.raw('SELECT pg_notify(?, ?)', [JOBS_CHANNEL, QUEUES[queue].name]),
+    later > 0 && trx.raw('SELECT pg_notify(?, ?)', [JOBS_CHANNEL, QUEUES[queue].name + LATER]),
+  ]);
+};
 
 export const jobQueueOf = (boss: PgBoss, defaults: JobDefaults = {}): JobQueue => ({
   async enqueue(trx, queue, data, options) {
     await boss.send(QUEUES[queue].name, data, { db: inTransaction(trx), ...defaults[queue], ...options });
-    if (dueNow(options)) await announce(trx, queue);
+    await announce(trx, queue, [options ?? {}]);
   },
   async enqueueMany(trx, queue, data, optionsOf) {
     if (data.length === 0) return;
     const jobs = data.map((item, index) => ({ data: item, ...defaults[queue], ...optionsOf?.(item, index) }));
-    // Side by side: on a pipelining connection (db/connection.ts) the two statements take one round trip.
-    await sideBySide([boss.insert(QUEUES[queue].name, jobs, { db: inTransaction(trx) }), jobs.some(dueNow) && announce(trx, queue)]);
+    // Side by side: on a pipelining connection (db/connection.ts) the statements take one round trip.
+    await sideBySide([boss.insert(QUEUES[queue].name, jobs, { db: inTransaction(trx) }), announce(trx, queue, jobs)]);
   },
 });
 

@@ -81,8 +81,9 @@ export async function attemptDelivery(deps: WebhookDependencies, deliveryId: num
  * that was prompt and starts to hang holds at most 4 slots for one deadline before its jobs move
  * to probation.
  */
-// Retries fall due later and are not announced, so both kinds of slot look for due jobs this often:
-// it bounds how late a retry starts while a slot is free.
+// An attempt scheduled for later starts at its time (jobs/job-dispatcher.ts); what nobody announces
+// (pg-boss's retry of an attempt whose process died, a group's cap freed by another process) is
+// looked for this often by both kinds of slot: it bounds how late such a job starts.
 const DUE_POLL_MS = 250;
 const RESERVED: DispatchOptions = { concurrency: 16, pollMs: DUE_POLL_MS, turns: { ...DELIVERY_TURNS, minPriority: LANE_PRIORITY.prompt } };
 const SHARED: DispatchOptions = { concurrency: 16, pollMs: DUE_POLL_MS, turns: DELIVERY_TURNS };

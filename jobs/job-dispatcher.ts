@@ -1,13 +1,13 @@
 import type { FetchOptions, JobWithMetadata, PgBoss } from 'pg-boss';
 import { Batcher } from '../lib/batcher.ts';
-import { fetchInTurn, type TurnOptions } from '../db/pg-boss-internals.ts';
-import { JOBS_CHANNEL } from '../db/queues.ts';
+import { fetchInTurn, untilNextStart, type TurnOptions } from '../db/pg-boss-internals.ts';
+import { announced, JOBS_CHANNEL } from '../db/queues.ts';
 import { listenFor, type NotificationListener } from '../db/notifications.ts';
 
 export interface DispatchOptions {
   /** Jobs of the queue this process runs at once. */
   concurrency: number;
-  /** How often to look for jobs nobody announced: retries whose delay has passed, work missed while not listening. */
+  /** How often to look for jobs nobody announced: work missed while not listening, jobs that fell due unforeseen. */
   pollMs: number;
   /** pg-boss's own fetch: oldest due job first, each group capped. */
   fetch?: Pick<FetchOptions, 'groupConcurrency' | 'minPriority' | 'maxPriority'>;
@@ -33,6 +33,9 @@ class JobDispatcher<Data extends object> {
   private woken = false;
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> | undefined;
+  /** When (by this process's clock) the next job waiting to start falls due, as last looked up, and when that was. */
+  private nextStart: number | undefined;
+  private lookedUpAt = Number.NEGATIVE_INFINITY;
 
   private readonly boss: PgBoss;
   readonly queue: string;
@@ -71,6 +74,12 @@ class JobDispatcher<Data extends object> {
     this.wakeUp?.();
   }
 
+  /** Jobs were created to start later: when the next one falls due is looked up again. */
+  expectLater(): void {
+    this.lookedUpAt = Number.NEGATIVE_INFINITY;
+    this.wake();
+  }
+
   /** Takes no more jobs and waits up to `graceMs` for those running; the rest are left to their heartbeat. */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
@@ -96,18 +105,41 @@ class JobDispatcher<Data extends object> {
           this.onError(error);
         }
       }
-      if (!this.woken && !this.stopping) await this.nap();
+      const napMs = this.woken || this.stopping ? 0 : await this.untilDue();
+      if (!this.woken && !this.stopping) await this.nap(napMs);
     }
   }
 
-  private nap(): Promise<void> {
+  /**
+   * How long to sleep when nothing wakes this dispatcher: until the next job waiting to start
+   * falls due (a scheduled send goes at its time, not at the next poll), at most pollMs. pg-boss
+   * announces nothing when a job falls due, so that time is looked up: when jobs to start later
+   * were announced, once the time looked up has come, and at most once a poll otherwise (a retry's
+   * delay is not announced).
+   */
+  private async untilDue(): Promise<number> {
+    const now = Date.now();
+    if (now - this.lookedUpAt >= this.options.pollMs || (this.nextStart !== undefined && this.nextStart <= now)) {
+      this.lookedUpAt = now;
+      try {
+        const ms = await untilNextStart(this.boss, this.queue);
+        this.nextStart = ms === undefined ? undefined : now + ms;
+      } catch (error) {
+        this.nextStart = undefined;
+        this.onError(error);
+      }
+    }
+    return this.nextStart === undefined ? this.options.pollMs : Math.max(0, Math.min(this.options.pollMs, this.nextStart - Date.now()));
+  }
+
+  private nap(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.wakeUp = undefined;
         resolve();
       };
-      const timer = setTimeout(done, this.options.pollMs);
+      const timer = setTimeout(done, ms);
       this.wakeUp = done;
     });
   }
@@ -156,9 +188,15 @@ export interface JobDispatchers {
 export async function startJobDispatchers(boss: PgBoss, databaseUrl: string, onError: (error: unknown) => void): Promise<JobDispatchers> {
   const dispatchers: JobDispatcher<object>[] = [];
   const listener: NotificationListener = await listenFor(databaseUrl, JOBS_CHANNEL, {
-    onNotification: (queue) => dispatchers.filter((dispatcher) => dispatcher.queue === queue).forEach((dispatcher) => dispatcher.wake()),
-    // Announcements may have been missed: every dispatcher looks once.
-    onReset: () => dispatchers.forEach((dispatcher) => dispatcher.wake()),
+    onNotification: (payload) => {
+      const { queue, later } = announced(payload);
+      for (const dispatcher of dispatchers.filter((candidate) => candidate.queue === queue)) {
+        if (later) dispatcher.expectLater();
+        else dispatcher.wake();
+      }
+    },
+    // Announcements may have been missed: every dispatcher looks once, and looks up again when its next job falls due.
+    onReset: () => dispatchers.forEach((dispatcher) => dispatcher.expectLater()),
     onLost: onError,
   });
   return {

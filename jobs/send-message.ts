@@ -15,7 +15,8 @@ export interface SendDependencies extends Omit<SubmitDependencies, 'batches'> {
  * with twice as many slots, a hanging route leaves at least half of them to every other route.
  */
 const SEND_SLOTS = 2 * ROUTE_CONCURRENCY;
-// New jobs are announced; this poll only picks up retries whose delay has passed.
+// New jobs are announced; when one created to start later (a scheduled send, a retry after its
+// delay) falls due is looked up at least this often (jobs/job-dispatcher.ts), and it starts then.
 const SEND_POLL_MS = 2000;
 
 export function startSendWorker(dispatchers: JobDispatchers, deps: SendDependencies): void {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { PgBoss } from 'pg-boss';
-import { fetchInTurn, liveJobValues, queueDepths, type TurnOptions } from '../../db/pg-boss-internals.ts';
+import { fetchInTurn, liveJobValues, queueDepths, untilNextStart, type TurnOptions } from '../../db/pg-boss-internals.ts';
 import { connect } from '../../db/connection.ts';
 import { startQueues } from '../../db/queues.ts';
 import { siblingDatabase } from '../support/sibling-database.ts';
@@ -109,6 +109,17 @@ describe('fetching jobs in turn (fetchInTurn)', function () {
     for (let round = 0; round < 40 && claimed.length < 40; round++) claimed.push(...(await Promise.all(Array.from({ length: 8 }, () => fetch(10)))).flat());
     expect(claimed).to.have.length(40);
     expect(new Set(claimed).size).to.equal(40);
+  });
+
+  it('tells how long until the next job waiting to start falls due, and nothing while none waits', async () => {
+    expect(await untilNextStart(boss, queue)).to.equal(undefined);
+    await add([{ name: 'due', group: 'g1', owner: 'acc_a' }]);
+    expect(await untilNextStart(boss, queue)).to.equal(undefined);
+    await add([
+      { name: 'in-an-hour', group: 'g2', owner: 'acc_a', dueAgo: -3600 },
+      { name: 'in-a-minute', group: 'g3', owner: 'acc_a', dueAgo: -60 },
+    ]);
+    expect(await untilNextStart(boss, queue)).to.be.within(30_000, 60_000);
   });
 
   it("answers jobs with the fields of pg-boss's own fetch, which the dispatcher completes and fails", async () => {

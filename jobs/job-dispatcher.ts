@@ -15,6 +15,9 @@ export interface DispatchOptions {
   turns?: TurnOptions;
 }
 
+/** How often a dispatcher looks up, unprompted, when its next waiting job falls due (see untilDue). */
+const LOOKUP_MS = 2000;
+
 export type JobHandler<Data> = (job: JobWithMetadata<Data>) => Promise<void>;
 
 /**
@@ -114,12 +117,13 @@ class JobDispatcher<Data extends object> {
    * How long to sleep when nothing wakes this dispatcher: until the next job waiting to start
    * falls due (a scheduled send goes at its time, not at the next poll), at most pollMs. pg-boss
    * announces nothing when a job falls due, so that time is looked up: when jobs to start later
-   * were announced, once the time looked up has come, and at most once a poll otherwise (a retry's
-   * delay is not announced).
+   * were announced, once the time looked up has come, and otherwise (a retry's delay is not
+   * announced) at most every LOOKUP_MS or poll, whichever is longer: a short poll fetches due jobs
+   * often enough by itself, and need not look up as often.
    */
   private async untilDue(): Promise<number> {
     const now = Date.now();
-    if (now - this.lookedUpAt >= this.options.pollMs || (this.nextStart !== undefined && this.nextStart <= now)) {
+    if (now - this.lookedUpAt >= Math.max(this.options.pollMs, LOOKUP_MS) || (this.nextStart !== undefined && this.nextStart <= now)) {
       this.lookedUpAt = now;
       try {
         const ms = await untilNextStart(this.boss, this.queue);

@@ -97,6 +97,9 @@ class JobDispatcher<Data extends object> {
   private async run(): Promise<void> {
     while (!this.stopping) {
       this.woken = false;
+      // Before the fetch: a job that falls due after the look-up is either fetched or, due only
+      // after the fetch, counted in the look-up's answer, so that no job slips between the two.
+      await this.lookUpNextStart();
       const free = this.options.concurrency - this.running.size;
       if (free > 0) {
         try {
@@ -108,31 +111,33 @@ class JobDispatcher<Data extends object> {
           this.onError(error);
         }
       }
-      const napMs = this.woken || this.stopping ? 0 : await this.untilDue();
-      if (!this.woken && !this.stopping) await this.nap(napMs);
+      if (!this.woken && !this.stopping) await this.nap(this.untilDue());
     }
   }
 
   /**
-   * How long to sleep when nothing wakes this dispatcher: until the next job waiting to start
-   * falls due (a scheduled send goes at its time, not at the next poll), at most pollMs. pg-boss
-   * announces nothing when a job falls due, so that time is looked up: when jobs to start later
-   * were announced, once the time looked up has come, and otherwise (a retry's delay is not
-   * announced) at most every LOOKUP_MS or poll, whichever is longer: a short poll fetches due jobs
-   * often enough by itself, and need not look up as often.
+   * pg-boss announces nothing when a job falls due, so when the next job waiting to start falls
+   * due is looked up: when jobs to start later were announced, once the time looked up has come,
+   * and otherwise (a retry's delay is not announced) at most every LOOKUP_MS or poll, whichever is
+   * longer: a short poll fetches due jobs often enough by itself, and need not look up as often.
    */
-  private async untilDue(): Promise<number> {
+  private async lookUpNextStart(): Promise<void> {
     const now = Date.now();
-    if (now - this.lookedUpAt >= Math.max(this.options.pollMs, LOOKUP_MS) || (this.nextStart !== undefined && this.nextStart <= now)) {
-      this.lookedUpAt = now;
-      try {
-        const ms = await untilNextStart(this.boss, this.queue);
-        this.nextStart = ms === undefined ? undefined : now + ms;
-      } catch (error) {
-        this.nextStart = undefined;
-        this.onError(error);
-      }
+    const stale = now - this.lookedUpAt >= Math.max(this.options.pollMs, LOOKUP_MS);
+    if (!stale && (this.nextStart === undefined || this.nextStart > now)) return;
+    this.lookedUpAt = now;
+    try {
+      const ms = await untilNextStart(this.boss, this.queue);
+      // Counted from the answer, so that the nap ends no earlier than the job falls due.
+      this.nextStart = ms === undefined ? undefined : Date.now() + ms;
+    } catch (error) {
+      this.nextStart = undefined;
+      this.onError(error);
     }
+  }
+
+  /** How long to sleep when nothing wakes this dispatcher: until the next job waiting to start falls due (a scheduled send goes at its time), at most pollMs. */
+  private untilDue(): number {
     return this.nextStart === undefined ? this.options.pollMs : Math.max(0, Math.min(this.options.pollMs, this.nextStart - Date.now()));
   }
 

@@ -15,7 +15,7 @@ export interface DispatchOptions {
   turns?: TurnOptions;
 }
 
-/** How often a dispatcher looks up, unprompted, when its next waiting job falls due (see untilDue). */
+/** How often a dispatcher looks up, unprompted, when its next waiting job falls due (see lookUpNextStart). */
 const LOOKUP_MS = 2000;
 
 export type JobHandler<Data> = (job: JobWithMetadata<Data>) => Promise<void>;
